@@ -23,7 +23,13 @@ pub enum Tier {
 
 impl Tier {
     /// Every tier, in chain order.
-    pub const ALL: [Tier; 5] = [Tier::Prepend, Tier::User, Tier::Append, Tier::Builtin, Tier::Core];
+    pub const ALL: [Tier; 5] = [
+        Tier::Prepend,
+        Tier::User,
+        Tier::Append,
+        Tier::Builtin,
+        Tier::Core,
+    ];
 
     /// Whether this is one of the organization's managed tiers (`prepend`, `append`),
     /// the only tiers whose hooks may call `next.to` (SPEC §1.1).

@@ -1,1 +1,115 @@
+//! # permissions — the core of `tool.check`
+//!
+//! The engine's own answer to "may this tool call run?" (SPEC §1.6, §4): the
+//! permission rules of every settings source, the permission mode, and the host
+//! that answers asks. The security default (the `sec-default` crate) measures every
+//! plugin's answer against this core, so the core must be real.
+//!
+//! ## What it decides by
+//!
+//! - **Rules** from every settings source (`permissions.allow`, `.ask`, `.deny`),
+//!   gathered with [`RuleSet::from_sources`]. They accumulate across sources; with
+//!   the policy's `allowManagedPermissionRulesOnly` only policy rules count.
+//! - **Deny beats ask beats allow**; the first match decides regardless of
+//!   specificity. Where several rules match at the deciding stage, the verdict names
+//!   the first in source order policy, cli, flag, session, local, project, user, and
+//!   within a source in file order ([`SettingsSource::precedence`]).
+//! - **Rule syntax** ([`rule`]): bare tool names (`Bash`, `WebFetch`,
+//!   `deploy_agent`), `Bash(cmd)`, `Bash(cmd *)`, legacy `Bash(cmd:*)`, `*` anywhere;
+//!   `mcp__server`, `mcp__server__tool`, `mcp__server__*`; `Read(...)`/`Edit(...)`
+//!   gitignore-style paths (`//abs`, `~/`, `/settings-relative`, `./`);
+//!   `WebFetch(domain:host)`; `Agent(type)`/`Task(type)`; `Skill(name)`;
+//!   `Tool(param:value)` for deny and ask; tool-name globs (`mcp__*`, `*`) in deny and
+//!   ask. **A deny or ask rule that does not parse is never inert**: it stands for its
+//!   whole tool, with a [`RuleWarning`]. An allow rule that does not parse is dropped.
+//! - **Shell commands** ([`bash`]) are split into parts (`&&`, `||`, `;`, `|`, `&`,
+//!   newlines, subshells, `$(...)`, backticks, `sh -c` strings, `find -exec`);
+//!   deny and ask rules meet every part as written and past each wrapper (`sudo`,
+//!   `env`, `timeout`, `xargs`, ...) and by the basename of a program given by path;
+//!   an allow rule must cover every part. A redirect target is judged as
+//!   `Edit(<path>)`. A command that cannot be split is never allowed.
+//! - **Modes** ([`Mode`]): when no rule decides, read-only tools and read-only
+//!   commands are a plain allow and everything else a plain ask; `acceptEdits` also
+//!   allows edits inside the working directory; `plan` consults no allow rule;
+//!   `bypassPermissions` allows what no rule denies or asks (unless the policy says
+//!   `disableBypassPermissionsMode: "disable"`); `dontAsk` leaves asks as plain asks
+//!   ([`outcome`] refuses them).
+//! - **Hosts** ([`Host`]): an ask carries `decider: "host"` when the session has a
+//!   host, the loop is `main` or `subagent`, and the mode is not `dontAsk`.
+//! - **Fail closed** ([`decide_unreadable_policy`]): with the managed policy
+//!   unreadable, at least an ask naming `setting: "managed-settings"`.
+//!
+//! ## Example
+//!
+//! ```
+//! use fnhooks::Decision;
+//! use permissions::{decide, outcome, Outcome, Question, RuleSet, SessionFacts, SettingsSource};
+//! use serde_json::json;
+//!
+//! let policy = json!({"permissions": {"deny": ["Bash(rm:*)"], "ask": ["Bash(git push *)"]}});
+//! let user = json!({"permissions": {"allow": ["Bash(npm test *)", "Bash(rm:*)"]}});
+//! let (rules, warnings) =
+//!     RuleSet::from_sources(&[(SettingsSource::User, &user), (SettingsSource::Policy, &policy)]);
+//! assert!(warnings.is_empty());
+//! assert_eq!(rules.counts(), (1, 1, 2));
+//!
+//! let facts = SessionFacts::new("/home/dev/repo", "/home/dev");
+//! let input = json!({"command": "npm test && sudo /bin/rm -rf build"});
+//! let verdict = decide(&rules, &Question { tool: "Bash", input: &input }, &facts);
+//! assert_eq!(verdict.decision, Decision::Deny);
+//! assert_eq!(verdict.rule.as_deref(), Some("Bash(rm:*)"));
+//! assert_eq!(verdict.source.as_deref(), Some("policy"));
+//! assert_eq!(outcome(&verdict, &facts), Outcome::Refused);
+//!
+//! let input = json!({"command": "npm test -- --watch=false"});
+//! let verdict = decide(&rules, &Question { tool: "Bash", input: &input }, &facts);
+//! assert_eq!(verdict.decision, Decision::Allow);
+//! assert_eq!(verdict.rule.as_deref(), Some("Bash(npm test *)"));
+//!
+//! // No rule decides: the mode's default. Read-only commands run, others ask.
+//! let input = json!({"command": "git status && ls -la"});
+//! let verdict = decide(&rules, &Question { tool: "Bash", input: &input }, &facts);
+//! assert_eq!((verdict.decision, verdict.rule), (Decision::Allow, None));
+//! let input = json!({"command": "make build"});
+//! let verdict = decide(&rules, &Question { tool: "Bash", input: &input }, &facts);
+//! assert_eq!(verdict.decision, Decision::Ask);
+//! assert!(!verdict.names_a_cause());
+//! assert_eq!(outcome(&verdict, &facts), Outcome::Prompt);
+//! ```
+//!
+//! ## Left for later
+//!
+//! The interim shell splitter ([`bash::split`]) is the one function a real shell
+//! parser replaces; Read/Edit rules do not yet meet the path arguments of file
+//! commands (`cat`, `rm`, ...) nor follow `cd`; symlinks are not resolved; classic
+//! `PreToolUse` hooks and rewrites are the callers' business.
+
 #![forbid(unsafe_code)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod bash;
+mod decide;
+mod facts;
+mod matcher;
+pub mod path;
+pub mod rule;
+mod ruleset;
+pub mod wildcard;
+
+pub use decide::{
+    decide, decide_unreadable_policy, outcome, Outcome, Question, MANAGED_SETTINGS, READ_ONLY_TOOLS,
+};
+pub use facts::{Host, Loop, Mode, ParseNameError, SessionFacts, SettingsSource};
+pub use rule::{Behavior, Rule, RuleSpec, RuleWarning};
+pub use ruleset::RuleSet;
+
+#[cfg(test)]
+mod tests;

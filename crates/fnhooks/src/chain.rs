@@ -1,0 +1,854 @@
+//! The engine and its chain: `next`, `next.to`, `next.origin`, `next.trace`, pins,
+//! failure handlers and timeouts (SPEC §1.1, §1.2, §1.3, §1.8, §1.9).
+
+use crate::event::{answer_shape_ok, keeps_pins, names, Event, FailureKind, HookFailure, Origin};
+use crate::plugin::{HookError, HookResult, Plugin, PluginInfo, Registration};
+use crate::timer::own_time_limit;
+use crate::{Tier, Verdict};
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Duration;
+
+/// An error that came back from a chain in place of an answer (SPEC §1.1: "a core that
+/// cannot read the policy answers an error"; a dropped link whose last run failed).
+/// Cheap to clone; two clones of one error are the same error ([`ChainError::same`]).
+#[derive(Clone)]
+pub struct ChainError(Arc<HookFailure>);
+
+impl ChainError {
+    /// A new error of this kind with this message.
+    #[must_use]
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        ChainError(Arc::new(HookFailure::new(kind, message)))
+    }
+
+    /// How the chain failed.
+    #[must_use]
+    pub fn failure(&self) -> &HookFailure {
+        &self.0
+    }
+
+    /// Whether `other` is this very error (not merely an equal one).
+    #[must_use]
+    pub fn same(&self, other: &ChainError) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for ChainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChainError({})", self.0)
+    }
+}
+
+impl fmt::Display for ChainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.message_or_default())
+    }
+}
+
+impl std::error::Error for ChainError {}
+
+impl PartialEq for ChainError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// What a chain (or `next`) answers: the event's result, or an error.
+pub type Answer = Result<Value, ChainError>;
+
+/// A log channel (SPEC §1.5 `ui.log`): `screen` or `debug`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// Shown to the person.
+    Screen,
+    /// The debug log.
+    Debug,
+}
+
+/// The engine's own answer of every event (the `core` tier), and its log sink.
+/// The embedding program implements it (SPEC §0, §1.5).
+pub trait Core: Send + Sync + 'static {
+    /// The core link's answer to `event`, raised by `cx.origin()`.
+    fn answer(&self, cx: Cx, event: Event) -> BoxFuture<'static, Answer>;
+
+    /// Writes an engine line (SPEC §1.9) straight to the log, past the `ui.log` chain.
+    fn engine_log(&self, channel: Channel, line: String);
+}
+
+/// One entry of `next.trace` (SPEC §1.1): what one link (or one batch of plugins
+/// sharing a worker) beneath the caller did in that run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceEntry {
+    /// The link's pinned tier (a batch: its first member's).
+    pub tier: Tier,
+    /// The plugin names the entry stands for (empty for `core`).
+    pub plugins: Vec<String>,
+    /// The plugins' pinned tiers, member by member.
+    #[serde(skip)]
+    pub member_tiers: Vec<Tier>,
+    /// Whether the link handed the event on (called `next` or `next.to`).
+    pub called_next: bool,
+    /// What its own `next` returned to it (`None` when it never called `next`).
+    #[serde(serialize_with = "ser_opt_answer")]
+    pub handed: Option<Answer>,
+    /// What it answered to the link above.
+    #[serde(serialize_with = "ser_answer")]
+    pub answer: Answer,
+    /// How it failed, when its answer is not its own (dropped, or replaced by the
+    /// engine's deny of SPEC §1.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
+    #[serde(skip)]
+    batch: Option<usize>,
+}
+
+impl TraceEntry {
+    /// Whether the entry's answer is the plugins' own (not a dropped link's).
+    #[must_use]
+    pub fn answered_itself(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// An answer as JSON: the value, or `{"$error": {kind, message}}`.
+#[must_use]
+pub fn answer_to_json(answer: &Answer) -> Value {
+    match answer {
+        Ok(v) => v.clone(),
+        Err(e) => json!({ "$error": e.failure() }),
+    }
+}
+
+fn ser_answer<S: serde::Serializer>(a: &Answer, s: S) -> Result<S::Ok, S::Error> {
+    answer_to_json(a).serialize(s)
+}
+
+fn ser_opt_answer<S: serde::Serializer>(a: &Option<Answer>, s: S) -> Result<S::Ok, S::Error> {
+    a.as_ref().map(answer_to_json).serialize(s)
+}
+
+/// Merges adjacent entries of one batch into one entry under the first member's tier
+/// (SPEC §1.1 **[decision]**).
+fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
+    let mut out: Vec<TraceEntry> = Vec::with_capacity(entries.len());
+    for e in entries {
+        if let (Some(last), Some(b)) = (out.last_mut(), e.batch) {
+            if last.batch == Some(b) {
+                for (p, t) in e.plugins.iter().zip(&e.member_tiers) {
+                    if !last.plugins.contains(p) {
+                        last.plugins.push(p.clone());
+                        last.member_tiers.push(*t);
+                    }
+                }
+                last.called_next = e.called_next;
+                last.handed.clone_from(&e.handed);
+                if last.failure.is_none() {
+                    last.failure = e.failure;
+                }
+                continue;
+            }
+        }
+        out.push(e.clone());
+    }
+    out
+}
+
+struct EngineInner {
+    plugins: RwLock<Vec<Arc<Plugin>>>,
+    core: Arc<dyn Core>,
+    hook_timeout: Duration,
+}
+
+/// The engine: its seated plugins in chain order and its core (SPEC §0, §1).
+/// Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(PoisonError::into_inner)
+}
+fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(PoisonError::into_inner)
+}
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The engine's default hook timeout: 10 seconds per hook (SPEC §1.1).
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Engine {
+    /// An engine with no plugins, this core, and this per-hook timeout (a hook's own
+    /// time, never the time spent inside `next`; SPEC §1.1).
+    pub fn new(core: Arc<dyn Core>, hook_timeout: Duration) -> Self {
+        Engine {
+            inner: Arc::new(EngineInner {
+                plugins: RwLock::new(Vec::new()),
+                core,
+                hook_timeout,
+            }),
+        }
+    }
+
+    /// Seats a plugin at the end of its tier. A plugin already seated under the same
+    /// id is replaced in place (a reload).
+    pub fn seat(&self, plugin: Plugin) {
+        self.seat_at(plugin, false);
+    }
+
+    /// Seats a plugin as the first link of its tier (how the engine seats the
+    /// security default, SPEC §0).
+    pub fn seat_first(&self, plugin: Plugin) {
+        self.seat_at(plugin, true);
+    }
+
+    fn seat_at(&self, plugin: Plugin, first: bool) {
+        let mut plugins = write_lock(&self.inner.plugins);
+        if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == plugin.info.id) {
+            *slot = Arc::new(plugin);
+            return;
+        }
+        let tier = plugin.info.tier;
+        let at = if first {
+            plugins.iter().position(|p| p.info.tier >= tier)
+        } else {
+            plugins.iter().position(|p| p.info.tier > tier)
+        }
+        .unwrap_or(plugins.len());
+        plugins.insert(at, Arc::new(plugin));
+    }
+
+    /// Unseats the plugin with this id; `false` when none was seated.
+    pub fn unseat(&self, id: &str) -> bool {
+        let mut plugins = write_lock(&self.inner.plugins);
+        let before = plugins.len();
+        plugins.retain(|p| p.info.id != id);
+        plugins.len() != before
+    }
+
+    /// The seated plugins, in chain order.
+    #[must_use]
+    pub fn plugins(&self) -> Vec<PluginInfo> {
+        read_lock(&self.inner.plugins)
+            .iter()
+            .map(|p| p.info.clone())
+            .collect()
+    }
+
+    /// The seated plugin with this id, if any.
+    #[must_use]
+    pub fn plugin(&self, id: &str) -> Option<PluginInfo> {
+        read_lock(&self.inner.plugins)
+            .iter()
+            .find(|p| p.info.id == id)
+            .map(|p| p.info.clone())
+    }
+
+    /// Whether some seated plugin hooks `event` (SPEC §1.3).
+    #[must_use]
+    pub fn is_hooked(&self, event: &Event) -> bool {
+        read_lock(&self.inner.plugins)
+            .iter()
+            .any(|p| p.registrations.iter().any(|r| r.matches(event)))
+    }
+
+    /// The core this engine answers with.
+    #[must_use]
+    pub fn core(&self) -> &Arc<dyn Core> {
+        &self.inner.core
+    }
+
+    /// Raises `event` through its chain, as raised by `origin` (SPEC §1.1). Where no
+    /// seated plugin hooks the event, the core answers directly (SPEC §1.3).
+    ///
+    /// # Errors
+    ///
+    /// The chain's error, when the chain answers one (a core that cannot read the
+    /// policy, a dropped link whose last run failed).
+    pub fn raise(&self, event: Event, origin: Origin) -> BoxFuture<'static, Answer> {
+        let links = self.links_for(&event);
+        let core_cx = Cx {
+            engine: self.clone(),
+            plugin: None,
+            origin: origin.clone(),
+        };
+        if links.is_empty() {
+            return self.inner.core.answer(core_cx, event);
+        }
+        let run = Arc::new(ChainRun {
+            engine: self.clone(),
+            links,
+            origin,
+        });
+        Box::pin(async move { run.run_from(0, event).await.0 })
+    }
+
+    /// [`Engine::raise`] on the current thread (`futures::executor::block_on`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::raise`].
+    pub fn raise_blocking(&self, event: Event, origin: Origin) -> Answer {
+        futures::executor::block_on(self.raise(event, origin))
+    }
+
+    /// Like [`Engine::raise`], also returning the trace of the whole chain run (the
+    /// entries beneath an imaginary caller above the first link).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::raise`].
+    pub fn raise_traced(
+        &self,
+        event: Event,
+        origin: Origin,
+    ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
+        let links = self.links_for(&event);
+        let run = Arc::new(ChainRun {
+            engine: self.clone(),
+            links,
+            origin,
+        });
+        Box::pin(async move {
+            let (answer, trace) = run.run_from(0, event).await;
+            (answer, merge_batches(&trace))
+        })
+    }
+
+    fn links_for(&self, event: &Event) -> Vec<Link> {
+        let plugins = read_lock(&self.inner.plugins);
+        let mut links: Vec<Link> = Vec::new();
+        let mut batch_id = 0usize;
+        for p in plugins.iter() {
+            for r in p.registrations.iter().filter(|r| r.matches(event)) {
+                links.push(Link {
+                    plugin: Arc::clone(p),
+                    registration: r.clone(),
+                    batch: None,
+                });
+            }
+        }
+        // Batches: adjacent links whose plugins share a worker, never across the
+        // user/append boundary (SPEC §1.1 [decision]).
+        let mut i = 0;
+        while i < links.len() {
+            let mut j = i + 1;
+            if let Some(w) = links.get(i).and_then(|l| l.plugin.info.worker.clone()) {
+                let start_user = links
+                    .get(i)
+                    .is_some_and(|l| l.plugin.info.tier <= Tier::User);
+                while links.get(j).is_some_and(|l| {
+                    l.plugin.info.worker.as_deref() == Some(w.as_str())
+                        && (l.plugin.info.tier <= Tier::User) == start_user
+                }) {
+                    j += 1;
+                }
+                if j - i > 1 {
+                    batch_id += 1;
+                    for l in links.iter_mut().take(j).skip(i) {
+                        l.batch = Some(batch_id);
+                    }
+                }
+            }
+            i = j;
+        }
+        links
+    }
+}
+
+#[derive(Clone)]
+struct Link {
+    plugin: Arc<Plugin>,
+    registration: Registration,
+    batch: Option<usize>,
+}
+
+/// The engine API available to a hook (SPEC §1.1 `cx`): raise events as this plugin
+/// (`cx.settings.read`, `cx.ui.log`, ...). The core's `cx` raises as the engine.
+#[derive(Clone)]
+pub struct Cx {
+    engine: Engine,
+    plugin: Option<PluginInfo>,
+    origin: Origin,
+}
+
+impl Cx {
+    /// The engine.
+    #[must_use]
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The plugin this `cx` belongs to (`None` for the core).
+    #[must_use]
+    pub fn plugin(&self) -> Option<&PluginInfo> {
+        self.plugin.as_ref()
+    }
+
+    /// For the core: who raised the event it answers. For a hook: the hook's own plugin
+    /// as an origin.
+    #[must_use]
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The origin of events this `cx` raises: its plugin, or the engine.
+    #[must_use]
+    pub fn raiser(&self) -> Origin {
+        match &self.plugin {
+            Some(p) => Origin {
+                tier: p.tier,
+                plugin: p.name.clone(),
+                id: p.id.clone(),
+            },
+            None => Origin::engine(),
+        }
+    }
+
+    /// Raises an event as this plugin (or as the engine, for the core's `cx`).
+    ///
+    /// # Errors
+    ///
+    /// The chain's error.
+    pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
+        self.engine.raise(event, self.raiser())
+    }
+
+    /// `settings.read({source})` (SPEC §1.5).
+    ///
+    /// # Errors
+    ///
+    /// The chain's error (e.g. the policy cannot be read).
+    pub fn settings_read(&self, source: &str) -> BoxFuture<'static, Answer> {
+        let mut f = Map::new();
+        f.insert("source".to_owned(), Value::String(source.to_owned()));
+        self.raise(Event::new(names::SETTINGS_READ, f))
+    }
+
+    /// `ui.log(line, {to})` (SPEC §1.5).
+    ///
+    /// # Errors
+    ///
+    /// The chain's error.
+    pub fn log(&self, line: impl Into<String>, channel: Channel) -> BoxFuture<'static, Answer> {
+        let mut f = Map::new();
+        f.insert("line".to_owned(), Value::String(line.into()));
+        f.insert("to".to_owned(), json!(channel));
+        self.raise(Event::new(names::UI_LOG, f))
+    }
+}
+
+struct ChainRun {
+    engine: Engine,
+    links: Vec<Link>,
+    origin: Origin,
+}
+
+#[derive(Default)]
+struct NextState {
+    called: bool,
+    last: Option<(Answer, Vec<TraceEntry>)>,
+    broke: Option<HookFailure>,
+    error: Option<HookFailure>,
+    /// A failure handler's `next` replays the failed hook's last run instead of running
+    /// the chain again (SPEC §1.1 [decision]).
+    replay: Option<(Answer, Vec<TraceEntry>)>,
+    in_next: Duration,
+    entered: Option<std::time::Instant>,
+}
+
+/// The rest of the chain, as a hook sees it (SPEC §1.1): `next.run(e)` (the seed's
+/// `next(e)`), `next.to(e, tier)`, `next.origin()`, `next.trace()`, and in a failure
+/// handler `next.called()` and `next.error()`.
+#[derive(Clone)]
+pub struct Next {
+    run: Arc<ChainRun>,
+    /// Index of the caller's link.
+    pos: usize,
+    received: Event,
+    state: Arc<Mutex<NextState>>,
+}
+
+impl Next {
+    /// Runs the rest of the chain with `event` and returns its answer (SPEC §1.1
+    /// `next(e)`). An event whose pinned fields differ from what this hook received
+    /// runs nothing and fails the hook (kind `pin`, SPEC §1.2).
+    ///
+    /// # Errors
+    ///
+    /// The rest of the chain's error, or the pin failure.
+    pub fn run(&self, event: Event) -> BoxFuture<'static, Answer> {
+        let this = self.clone();
+        Box::pin(async move { this.hand_on(event, this.pos + 1).await })
+    }
+
+    /// Runs the chain from the first link of `tier` on, skipping every link in between
+    /// (SPEC §1.1 `next.to`). Only a plugin of a managed tier (`prepend`, `append`) may
+    /// call it, and only toward a later tier (`append`, `builtin`, `core`); otherwise it
+    /// runs nothing and fails the hook (kind `forbidden-jump`).
+    ///
+    /// # Errors
+    ///
+    /// The chain's error, a pin failure, or the forbidden jump.
+    pub fn to(&self, event: Event, tier: Tier) -> BoxFuture<'static, Answer> {
+        let this = self.clone();
+        Box::pin(async move {
+            let caller = this.caller_tier();
+            if !caller.is_managed() || tier <= caller || tier < Tier::Append {
+                let msg = format!("a {caller} plugin may not continue at the {tier} tier");
+                return Err(this.break_hook(FailureKind::ForbiddenJump, msg));
+            }
+            let at = this
+                .run
+                .links
+                .iter()
+                .enumerate()
+                .skip(this.pos + 1)
+                .find(|(_, l)| l.plugin.info.tier >= tier)
+                .map_or(this.run.links.len(), |(i, _)| i);
+            this.hand_on(event, at).await
+        })
+    }
+
+    /// Who raised the event (SPEC §1.1 `next.origin`), pinned by the engine.
+    #[must_use]
+    pub fn origin(&self) -> &Origin {
+        &self.run.origin
+    }
+
+    /// What each link beneath did in the last `next`/`next.to` run, outermost first,
+    /// batches merged (SPEC §1.1 `next.trace`). Empty before any call.
+    #[must_use]
+    pub fn trace(&self) -> Vec<TraceEntry> {
+        let st = lock(&self.state);
+        st.last
+            .as_ref()
+            .map(|(_, t)| merge_batches(t))
+            .unwrap_or_default()
+    }
+
+    /// In a failure handler: whether the failed hook had called `next` (or `next.to`).
+    /// In a hook: whether it has so far.
+    #[must_use]
+    pub fn called(&self) -> bool {
+        lock(&self.state).called
+    }
+
+    /// In a failure handler: how the hook failed (SPEC §1.1 `next.error`).
+    #[must_use]
+    pub fn error(&self) -> Option<HookFailure> {
+        lock(&self.state).error.clone()
+    }
+
+    fn caller_tier(&self) -> Tier {
+        self.run
+            .links
+            .get(self.pos)
+            .map_or(Tier::Core, |l| l.plugin.info.tier)
+    }
+
+    fn break_hook(&self, kind: FailureKind, message: String) -> ChainError {
+        let failure = HookFailure::new(kind, message);
+        let err = ChainError(Arc::new(failure.clone()));
+        let mut st = lock(&self.state);
+        if st.broke.is_none() {
+            st.broke = Some(failure);
+        }
+        err
+    }
+
+    async fn hand_on(&self, event: Event, at: usize) -> Answer {
+        let replay = lock(&self.state).replay.clone();
+        if let Some((answer, trace)) = replay {
+            lock(&self.state).last = Some((answer.clone(), trace));
+            return answer;
+        }
+        if !keeps_pins(&self.received, &event) {
+            let msg = format!("handed on a changed pinned field of {}", event.name);
+            return Err(self.break_hook(FailureKind::Pin, msg));
+        }
+        {
+            let mut st = lock(&self.state);
+            st.called = true;
+            st.entered = Some(std::time::Instant::now());
+        }
+        let (answer, trace) = Arc::clone(&self.run).run_from(at, event).await;
+        let mut st = lock(&self.state);
+        if let Some(t) = st.entered.take() {
+            st.in_next += t.elapsed();
+        }
+        st.last = Some((answer.clone(), trace));
+        answer
+    }
+}
+
+enum Outcome {
+    Answered(Answer),
+    Failed(HookFailure),
+}
+
+impl ChainRun {
+    fn run_from(
+        self: Arc<Self>,
+        pos: usize,
+        event: Event,
+    ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
+        Box::pin(async move {
+            let Some(link) = self.links.get(pos).cloned() else {
+                let cx = Cx {
+                    engine: self.engine.clone(),
+                    plugin: None,
+                    origin: self.origin.clone(),
+                };
+                let answer = self.engine.inner.core.answer(cx, event).await;
+                let entry = TraceEntry {
+                    tier: Tier::Core,
+                    plugins: Vec::new(),
+                    member_tiers: Vec::new(),
+                    called_next: false,
+                    handed: None,
+                    answer: answer.clone(),
+                    failure: None,
+                    batch: None,
+                };
+                return (answer, vec![entry]);
+            };
+            self.run_link(pos, &link, event).await
+        })
+    }
+
+    async fn run_link(
+        self: Arc<Self>,
+        pos: usize,
+        link: &Link,
+        event: Event,
+    ) -> (Answer, Vec<TraceEntry>) {
+        let info = link.plugin.info.clone();
+        let state = Arc::new(Mutex::new(NextState::default()));
+        let next = Next {
+            run: Arc::clone(&self),
+            pos,
+            received: event.clone(),
+            state: Arc::clone(&state),
+        };
+        let cx = Cx {
+            engine: self.engine.clone(),
+            plugin: Some(info.clone()),
+            origin: Origin {
+                tier: info.tier,
+                plugin: info.name.clone(),
+                id: info.id.clone(),
+            },
+        };
+        let hook = Arc::clone(&link.registration.hook);
+        let outcome = self
+            .drive(
+                &event.name,
+                &state,
+                hook.as_ref(),
+                cx.clone(),
+                event.clone(),
+                next.clone(),
+            )
+            .await;
+
+        let entry = |answer: &Answer, failure: Option<FailureKind>, st: &NextState| TraceEntry {
+            tier: info.tier,
+            plugins: vec![info.name.clone()],
+            member_tiers: vec![info.tier],
+            called_next: st.called,
+            handed: st.last.as_ref().map(|(a, _)| a.clone()),
+            answer: answer.clone(),
+            failure,
+            batch: link.batch,
+        };
+
+        let failure = match outcome {
+            Outcome::Answered(answer) => {
+                let st = lock(&state);
+                let mut trace = vec![entry(&answer, None, &st)];
+                trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
+                return (answer, trace);
+            }
+            Outcome::Failed(f) => f,
+        };
+
+        // A failure handler decides (SPEC §1.1).
+        if let Some(catch) = link.registration.catch.clone() {
+            let (called, last) = {
+                let st = lock(&state);
+                (st.called, st.last.clone())
+            };
+            let handler_state = Arc::new(Mutex::new(NextState {
+                called,
+                error: Some(failure.clone()),
+                replay: if called { last.clone() } else { None },
+                last,
+                ..NextState::default()
+            }));
+            let handler_next = Next {
+                run: Arc::clone(&self),
+                pos,
+                received: event.clone(),
+                state: Arc::clone(&handler_state),
+            };
+            let handled = self
+                .drive(
+                    &event.name,
+                    &handler_state,
+                    catch.as_ref(),
+                    cx,
+                    event.clone(),
+                    handler_next,
+                )
+                .await;
+            if let Outcome::Answered(answer) = handled {
+                let st = lock(&handler_state);
+                let mut trace = vec![entry(&answer, None, &st)];
+                trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
+                return (answer, trace);
+            }
+        }
+
+        // SPEC §1.8: an organization's plugin that fails at tool.check denies.
+        if event.name == names::TOOL_CHECK && info.tier.is_managed() {
+            let reason = format!(
+                "{}, a plugin of your organization, failed while checking this call ({}); denied",
+                info.name, failure.kind
+            );
+            self.engine.inner.core.engine_log(
+                Channel::Debug,
+                format!(
+                    "hook of {} failed at {} ({}): {}; denied",
+                    info.name,
+                    event.name,
+                    failure.kind,
+                    failure.message_or_default()
+                ),
+            );
+            let answer: Answer = Ok(Verdict::plain(crate::Decision::Deny)
+                .with_reason(reason)
+                .to_value());
+            let st = lock(&state);
+            let mut trace = vec![entry(&answer, Some(failure.kind), &st)];
+            trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
+            return (answer, trace);
+        }
+
+        // Drop the link and go on (SPEC §1.2).
+        self.engine.inner.core.engine_log(
+            Channel::Debug,
+            format!(
+                "hook of {} failed at {} ({}): {}; the chain went on without it",
+                info.name,
+                event.name,
+                failure.kind,
+                failure.message_or_default()
+            ),
+        );
+        let (called, last) = {
+            let st = lock(&state);
+            (st.called, st.last.clone())
+        };
+        let (answer, below) = match (called, last) {
+            (true, Some(last)) => last,
+            _ => Arc::clone(&self).run_from(pos + 1, event).await,
+        };
+        let st = lock(&state);
+        let mut e = entry(&answer, Some(failure.kind), &st);
+        e.handed = Some(answer.clone());
+        let mut trace = vec![e];
+        trace.extend(below);
+        (answer, trace)
+    }
+
+    /// Runs one hook (or failure handler) with panics caught, its own time limited, and
+    /// its answer checked (SPEC §1.1, §1.2, §1.7b).
+    async fn drive(
+        &self,
+        event_name: &str,
+        state: &Arc<Mutex<NextState>>,
+        hook: &dyn crate::plugin::Hook,
+        cx: Cx,
+        event: Event,
+        next: Next,
+    ) -> Outcome {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| hook.call(cx, event, next)));
+        let fut = match started {
+            Ok(f) => f,
+            Err(p) => {
+                return Outcome::Failed(HookFailure::new(FailureKind::Panic, panic_message(&*p)))
+            }
+        };
+        let fut = AssertUnwindSafe(fut).catch_unwind();
+        let result = own_time_limit(fut, self.engine.inner.hook_timeout, {
+            let state = Arc::clone(state);
+            move || {
+                let st = lock(&state);
+                (st.in_next, st.entered)
+            }
+        })
+        .await;
+        let broke = lock(state).broke.clone();
+        let result: HookResult = match result {
+            None => {
+                return Outcome::Failed(HookFailure::new(
+                    FailureKind::Timeout,
+                    format!(
+                        "ran past the hook timeout of {} ms",
+                        self.engine.inner.hook_timeout.as_millis()
+                    ),
+                ))
+            }
+            Some(Err(p)) => {
+                return Outcome::Failed(HookFailure::new(FailureKind::Panic, panic_message(&*p)))
+            }
+            Some(Ok(r)) => r,
+        };
+        if let Some(b) = broke {
+            return Outcome::Failed(b);
+        }
+        match result {
+            Ok(v) if answer_shape_ok(event_name, &v) => Outcome::Answered(Ok(v)),
+            Ok(v) => Outcome::Failed(HookFailure::new(
+                FailureKind::InvalidAnswer,
+                format!("answered {v}, which is not a {event_name} result"),
+            )),
+            Err(HookError::Chain(e)) => {
+                let propagated = lock(state)
+                    .last
+                    .as_ref()
+                    .is_some_and(|(a, _)| matches!(a, Err(l) if l.same(&e)));
+                if propagated {
+                    Outcome::Answered(Err(e))
+                } else {
+                    Outcome::Failed(HookFailure {
+                        kind: FailureKind::Error,
+                        message: e.failure().message.clone(),
+                    })
+                }
+            }
+            Err(HookError::Failed(f)) => Outcome::Failed(f),
+        }
+    }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked".to_owned()
+    }
+}

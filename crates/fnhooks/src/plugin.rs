@@ -1,0 +1,178 @@
+//! Plugins and their registrations (SPEC §1.1).
+
+use crate::chain::{Cx, Next};
+use crate::event::{Event, HookFailure};
+use crate::{ChainError, Tier};
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::sync::Arc;
+
+/// What a hook returns: its answer, or an error (SPEC §1.1).
+pub type HookResult = Result<Value, HookError>;
+
+/// A hook's error. `Chain` carries an error that came back from `next` (or from an
+/// event the hook raised); returning the very error its own `next` returned is not a
+/// failure (SPEC §1.1 **[decision]**), any other error is (kind `error`).
+#[derive(Debug, Clone)]
+pub enum HookError {
+    /// The hook failed on its own.
+    Failed(HookFailure),
+    /// An error that came back from a chain (`?` on `next.run(e).await`).
+    Chain(ChainError),
+}
+
+impl From<ChainError> for HookError {
+    fn from(e: ChainError) -> Self {
+        HookError::Chain(e)
+    }
+}
+
+impl From<HookFailure> for HookError {
+    fn from(f: HookFailure) -> Self {
+        HookError::Failed(f)
+    }
+}
+
+/// A hook: `hook(cx, e, next) -> answer` (SPEC §1.1). Implemented for every
+/// `Fn(Cx, Event, Next) -> impl Future<Output = HookResult>`.
+pub trait Hook: Send + Sync + 'static {
+    /// Runs the hook on `event`; `next` runs the rest of the chain.
+    fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult>;
+}
+
+impl<F, Fut> Hook for F
+where
+    F: Fn(Cx, Event, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HookResult> + Send + 'static,
+{
+    fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult> {
+        Box::pin(self(cx, event, next))
+    }
+}
+
+/// What a registration listens to: an event name, or a prefix wildcard `prefix.*`
+/// (SPEC §1.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pattern {
+    /// Exactly this event.
+    Exact(String),
+    /// Every event whose name starts with this prefix (kept with its dot: `classic.`).
+    Prefix(String),
+}
+
+impl Pattern {
+    /// Parses `name` or `prefix.*` (a lone `*` matches every event).
+    #[must_use]
+    pub fn parse(s: &str) -> Pattern {
+        match s.strip_suffix('*') {
+            Some(prefix) => Pattern::Prefix(prefix.to_owned()),
+            None => Pattern::Exact(s.to_owned()),
+        }
+    }
+
+    /// Whether the pattern matches this event name.
+    #[must_use]
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            Pattern::Exact(n) => n == name,
+            Pattern::Prefix(p) => name.starts_with(p.as_str()),
+        }
+    }
+}
+
+/// One `on(pattern, [filter], hook)` of a plugin, with its optional failure handler
+/// (the seed's `.catch`), SPEC §1.1.
+#[derive(Clone)]
+pub struct Registration {
+    pub(crate) pattern: Pattern,
+    pub(crate) filter: Map<String, Value>,
+    pub(crate) hook: Arc<dyn Hook>,
+    pub(crate) catch: Option<Arc<dyn Hook>>,
+}
+
+impl Registration {
+    /// A registration of `hook` on `pattern` (an event name or `prefix.*`).
+    pub fn on(pattern: &str, hook: impl Hook) -> Self {
+        Registration {
+            pattern: Pattern::parse(pattern),
+            filter: Map::new(),
+            hook: Arc::new(hook),
+            catch: None,
+        }
+    }
+
+    /// Narrows the registration to events whose fields equal every field of `filter`
+    /// (`{door: "attachment"}`, `{tier: "user"}`), SPEC §1.1.
+    #[must_use]
+    pub fn filter(mut self, filter: Map<String, Value>) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Adds a failure handler: it runs when the hook fails, with `next.called` and
+    /// `next.error` set (SPEC §1.1).
+    #[must_use]
+    pub fn catch(mut self, handler: impl Hook) -> Self {
+        self.catch = Some(Arc::new(handler));
+        self
+    }
+
+    /// Whether this registration hooks `event`.
+    #[must_use]
+    pub fn matches(&self, event: &Event) -> bool {
+        self.pattern.matches(&event.name)
+            && self
+                .filter
+                .iter()
+                .all(|(k, v)| event.fields.get(k) == Some(v))
+    }
+
+    /// The pattern this registration listens to.
+    #[must_use]
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+}
+
+/// Who a plugin is (SPEC §1.1, §2.2): its recorded id (`<name>@<marketplace>`), its
+/// manifest name, its pinned tier, and the worker it runs in (adjacent plugins that
+/// share a worker form a batch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    /// The id the loader recorded: `<name>@<marketplace>`.
+    pub id: String,
+    /// The manifest name.
+    pub name: String,
+    /// The plugin's pinned tier (never `core`).
+    pub tier: Tier,
+    /// The worker it runs in, if it shares one.
+    pub worker: Option<String>,
+}
+
+/// A plugin: who it is and what it hooks.
+#[derive(Clone)]
+pub struct Plugin {
+    /// Who the plugin is.
+    pub info: PluginInfo,
+    /// Its registrations, in registration order.
+    pub registrations: Vec<Registration>,
+}
+
+impl Plugin {
+    /// A plugin with no registrations.
+    #[must_use]
+    pub fn new(info: PluginInfo) -> Self {
+        Plugin {
+            info,
+            registrations: Vec::new(),
+        }
+    }
+
+    /// Adds a registration.
+    #[must_use]
+    pub fn with(mut self, registration: Registration) -> Self {
+        self.registrations.push(registration);
+        self
+    }
+}

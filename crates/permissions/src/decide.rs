@@ -1,0 +1,246 @@
+//! The core answer of `tool.check` (SPEC §1.6, §4) and what the engine does with it.
+
+use crate::matcher::{allowing_rule, mode_allows_edit, strict_matches, Subject, EDIT_TOOLS};
+use crate::rule::{Behavior, Rule};
+use crate::{Loop, Mode, RuleSet, SessionFacts};
+use fnhooks::{Decision, Verdict};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The tools that only read: a plain allow when no rule decides (SPEC §4 "Defaults").
+pub const READ_ONLY_TOOLS: &[&str] = &[
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "TodoWrite",
+    "ToolSearch",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+    "TaskOutput",
+];
+
+/// The setting an unreadable policy's ask names (SPEC §2.1).
+pub const MANAGED_SETTINGS: &str = "managed-settings";
+
+/// The question `tool.check` asks: a tool and its input (SPEC §1.6).
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    /// The tool's name (`Bash`, `mcp__github__get_issue`).
+    pub tool: &'a str,
+    /// The tool's input.
+    pub input: &'a serde_json::Value,
+}
+
+/// The core answer of `tool.check` (SPEC §1.6, §4).
+///
+/// Takes the rules in force, the question and the session facts; returns the verdict.
+///
+/// 1. **Deny, then ask, then allow**; the first matching rule decides regardless of
+///    specificity. When several match at the deciding stage, the one named is the
+///    first in source order policy, cli, flag, session, local, project, user, and
+///    within a source in file order. The verdict names the `rule` (text exactly as
+///    written) and its `source`.
+/// 2. Deny and ask rules win over every mode. In `bypassPermissions` (unless
+///    `disableBypassPermissionsMode` is `"disable"`) everything else is a plain
+///    allow; in `plan` allow rules are not consulted.
+/// 3. When no rule decides, the mode's default: read-only tools and read-only shell
+///    commands a plain allow; in `acceptEdits` edits inside the working directory
+///    (protected paths excepted) a plain allow; everything else a plain ask.
+/// 4. A shell command that cannot be split with confidence is never allowed by a
+///    rule or a mode: at least a plain ask.
+///
+/// Every ask carries `decider: "host"` when the session has a host, the loop is
+/// `main` or `subagent`, and the mode is not `dontAsk` (SPEC §4 "Hosts").
+#[must_use]
+pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdict {
+    let subject = Subject::new(q, facts);
+    if let Some(rule) = rules
+        .of(Behavior::Deny)
+        .find(|r| strict_matches(r, &subject, facts))
+    {
+        return named(
+            Decision::Deny,
+            rule,
+            format!(
+                "denied by the permission rule {} in {} settings",
+                rule.text, rule.source
+            ),
+        );
+    }
+    if let Some(rule) = rules
+        .of(Behavior::Ask)
+        .find(|r| strict_matches(r, &subject, facts))
+    {
+        let v = named(
+            Decision::Ask,
+            rule,
+            format!(
+                "the permission rule {} in {} settings asks before this call",
+                rule.text, rule.source
+            ),
+        );
+        return host(v, facts);
+    }
+    if subject.uncertain_command() {
+        return host(
+            Verdict::plain(Decision::Ask).with_reason(
+                "this shell command cannot be split into parts with confidence, so it is asked",
+            ),
+            facts,
+        );
+    }
+    if facts.mode == Mode::BypassPermissions && !rules.bypass_disabled() {
+        return Verdict::plain(Decision::Allow)
+            .with_reason("bypassPermissions mode allows this call");
+    }
+    if facts.mode != Mode::Plan {
+        if let Some(rule) = allowing_rule(rules, &subject, facts) {
+            return named(
+                Decision::Allow,
+                rule,
+                format!(
+                    "allowed by the permission rule {} in {} settings",
+                    rule.text, rule.source
+                ),
+            );
+        }
+    }
+    mode_default(&subject, facts)
+}
+
+fn mode_default(s: &Subject<'_>, facts: &SessionFacts) -> Verdict {
+    if READ_ONLY_TOOLS.contains(&s.tool) {
+        return Verdict::plain(Decision::Allow).with_reason(format!("{} only reads", s.tool));
+    }
+    if let Some(cmd) = &s.command {
+        if cmd.is_read_only() {
+            return Verdict::plain(Decision::Allow)
+                .with_reason("every part of this command only reads");
+        }
+        if facts.mode == Mode::AcceptEdits
+            && cmd.certain
+            && !cmd.parts.is_empty()
+            && cmd.parts.iter().all(|p| p.read_only)
+            && s.write_targets(facts)
+                .iter()
+                .all(|(p, resolvable)| *resolvable && mode_allows_edit(p, facts))
+        {
+            return Verdict::plain(Decision::Allow)
+                .with_reason("acceptEdits mode allows writes inside the working directory");
+        }
+    }
+    if EDIT_TOOLS.contains(&s.tool)
+        && !s.paths.is_empty()
+        && s.paths.iter().all(|p| mode_allows_edit(p, facts))
+    {
+        return Verdict::plain(Decision::Allow)
+            .with_reason("acceptEdits mode allows edits inside the working directory");
+    }
+    let reason = match (facts.mode, s.command.is_some()) {
+        (Mode::Plan, _) => format!("plan mode asks before {} changes anything", s.tool),
+        (_, true) => "Claude wants to run a shell command".to_owned(),
+        (_, false) => format!("Claude wants to use {}", s.tool),
+    };
+    host(Verdict::plain(Decision::Ask).with_reason(reason), facts)
+}
+
+fn named(decision: Decision, rule: &Rule, reason: String) -> Verdict {
+    let mut v = Verdict::plain(decision).with_reason(reason);
+    v.rule = Some(rule.text.clone());
+    v.source = Some(rule.source.as_str().to_owned());
+    v
+}
+
+/// `decider: "host"` on an ask where the host answers asks (SPEC §4 "Hosts").
+fn host(mut v: Verdict, facts: &SessionFacts) -> Verdict {
+    if v.decision == Decision::Ask && facts.host_decides() {
+        v.decider = Some("host".to_owned());
+    }
+    v
+}
+
+/// The core's answer when the managed policy cannot be read (SPEC §2.1, fail
+/// closed): a deny of the readable sources' rules still denies; anything else is an
+/// ask naming `setting: "managed-settings"`, with a reason saying the organization's
+/// policy cannot be read (and `decider: "host"` where a host answers asks).
+///
+/// `rules_without_policy` are the rules of every source but the policy.
+#[must_use]
+pub fn decide_unreadable_policy(
+    rules_without_policy: &RuleSet,
+    q: &Question<'_>,
+    facts: &SessionFacts,
+) -> Verdict {
+    let inner = decide(rules_without_policy, q, facts);
+    if inner.decision == Decision::Deny {
+        return inner;
+    }
+    let mut v = Verdict::plain(Decision::Ask).with_reason(
+        "the organization's policy (managed settings) cannot be read, so this call is asked",
+    );
+    v.setting = Some(MANAGED_SETTINGS.to_owned());
+    host(v, facts)
+}
+
+/// What the engine does with the chain's final verdict (SPEC §1.6 **\[decision\]**).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The call runs.
+    Run,
+    /// The person is prompted.
+    Prompt,
+    /// The host is asked.
+    Host,
+    /// The call is refused (a deny, or an ask nobody can answer).
+    Refused,
+}
+
+impl Outcome {
+    /// `run`, `prompt`, `host`, `refused`.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Run => "run",
+            Outcome::Prompt => "prompt",
+            Outcome::Host => "host",
+            Outcome::Refused => "refused",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the engine does with the chain's final `verdict` in a session with `facts`
+/// (SPEC §1.6): `allow` runs, `deny` is refused; an `ask` goes to the host when it
+/// names `decider: "host"`, is refused when nobody can be asked (`dontAsk`, a
+/// background loop, a non-interactive run), and prompts the person otherwise.
+#[must_use]
+pub fn outcome(verdict: &Verdict, facts: &SessionFacts) -> Outcome {
+    match verdict.decision {
+        Decision::Allow => Outcome::Run,
+        Decision::Deny => Outcome::Refused,
+        Decision::Ask => {
+            if verdict.decider.as_deref() == Some("host") {
+                Outcome::Host
+            } else if facts.mode == Mode::DontAsk
+                || facts.loop_kind == Loop::Background
+                || !facts.interactive
+            {
+                Outcome::Refused
+            } else {
+                Outcome::Prompt
+            }
+        }
+    }
+}

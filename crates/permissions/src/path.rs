@@ -1,0 +1,316 @@
+//! Path patterns of `Read(...)`/`Edit(...)` rules (SPEC §4 "Rule syntax", "Paths";
+//! reference §3.2 "Read and Edit paths").
+//!
+//! Gitignore-style: `//abs` is absolute, `~/x` is under the home directory, `/x` is
+//! relative to the settings source (absolute for the policy source), `./x` and bare
+//! `x` are relative to the working directory; a pattern with no `/` inside matches
+//! at any depth below its anchor; `*` stays within one segment and `**` crosses
+//! directories; a pattern that matches a directory covers everything below it.
+//! Both sides are NFC-normalized and `.`/`..` resolved lexically.
+//!
+//! Left for later: symlink targets (the canonical path) and Windows paths.
+
+use crate::facts::{SessionFacts, SettingsSource};
+use globset::{GlobBuilder, GlobMatcher};
+use std::path::{Component, Path};
+use unicode_normalization::UnicodeNormalization;
+
+/// What a path pattern is relative to.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// `//path`: the filesystem root.
+    Root,
+    /// `~/path`: the home directory.
+    Home,
+    /// `/path`: the settings source's own root (see [`PathPattern::anchor_dir`]).
+    Settings,
+    /// `./path` or `path`: the working directory.
+    Cwd,
+}
+
+/// A compiled path pattern (SPEC §4).
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    /// What the pattern is relative to.
+    pub anchor: Anchor,
+    /// The glob below the anchor, as compiled.
+    pub glob: String,
+    matcher: GlobMatcher,
+    case_insensitive: bool,
+}
+
+impl PathPattern {
+    /// Compiles `pattern`. `case_insensitive` for deny and ask rules (SPEC §4 "Paths");
+    /// `any_depth_dirs` makes a single-segment directory pattern (`src/**`) match at
+    /// any depth (deny and ask rules, reference §3.2).
+    ///
+    /// # Errors
+    ///
+    /// A message when the pattern is empty or not a valid glob.
+    pub fn new(
+        pattern: &str,
+        case_insensitive: bool,
+        any_depth_dirs: bool,
+    ) -> Result<Self, String> {
+        let pattern: String = pattern.trim().nfc().collect();
+        if pattern.is_empty() {
+            return Err("an empty path pattern".to_owned());
+        }
+        let (anchor, rest) = if let Some(r) = pattern.strip_prefix("//") {
+            (Anchor::Root, r.to_owned())
+        } else if pattern == "~" {
+            (Anchor::Home, String::new())
+        } else if let Some(r) = pattern.strip_prefix("~/") {
+            (Anchor::Home, r.to_owned())
+        } else if let Some(r) = pattern.strip_prefix('/') {
+            (Anchor::Settings, r.to_owned())
+        } else if let Some(r) = pattern.strip_prefix("./") {
+            (Anchor::Cwd, r.to_owned())
+        } else {
+            let bare = pattern.trim_end_matches('/');
+            let glob = if !bare.contains('/') || (any_depth_dirs && is_single_segment_dir(bare)) {
+                format!("**/{bare}")
+            } else {
+                bare.to_owned()
+            };
+            (Anchor::Cwd, glob)
+        };
+        let rest = rest.trim_start_matches('/').trim_end_matches('/');
+        let glob = if rest.is_empty() {
+            "**".to_owned()
+        } else {
+            rest.to_owned()
+        };
+        let matcher = GlobBuilder::new(&glob)
+            .literal_separator(true)
+            .case_insensitive(case_insensitive)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("not a valid path pattern: {e}"))?
+            .compile_matcher();
+        Ok(PathPattern {
+            anchor,
+            glob,
+            matcher,
+            case_insensitive,
+        })
+    }
+
+    /// The directory the pattern is anchored at, for a rule of `source` in a session
+    /// with `facts` (reference §3.2: `/path` is under `~/.claude` for user settings,
+    /// the filesystem root for the policy source, the working directory otherwise).
+    #[must_use]
+    pub fn anchor_dir(&self, source: SettingsSource, facts: &SessionFacts) -> Vec<String> {
+        match self.anchor {
+            Anchor::Root => Vec::new(),
+            Anchor::Home => normalize(&facts.home, &facts.cwd, &facts.home),
+            Anchor::Cwd => normalize(&facts.cwd, &facts.cwd, &facts.home),
+            Anchor::Settings => match source {
+                SettingsSource::Policy => Vec::new(),
+                SettingsSource::User => {
+                    let mut v = normalize(&facts.home, &facts.cwd, &facts.home);
+                    v.push(".claude".to_owned());
+                    v
+                }
+                _ => normalize(&facts.cwd, &facts.cwd, &facts.home),
+            },
+        }
+    }
+
+    /// Whether the absolute, normalized `path` (see [`normalize`]) matches, for a rule
+    /// of `source`: the path, or one of its ancestors below the anchor, matches the glob.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn matches(&self, path: &[String], source: SettingsSource, facts: &SessionFacts) -> bool {
+        let anchor = self.anchor_dir(source, facts);
+        if path.len() < anchor.len() {
+            return false;
+        }
+        let under = anchor.iter().zip(path).all(|(a, p)| {
+            if self.case_insensitive {
+                a.to_lowercase() == p.to_lowercase()
+            } else {
+                a == p
+            }
+        });
+        if !under {
+            return false;
+        }
+        let rel = path.get(anchor.len()..).unwrap_or_default();
+        if rel.is_empty() {
+            return self.glob == "**";
+        }
+        let hit = (1..=rel.len()).any(|k| {
+            rel.get(..k)
+                .is_some_and(|segs| self.matcher.is_match(segs.join("/")))
+        });
+        // Deny and ask: `dir/**` also covers `dir` itself (searching it reads what is inside).
+        hit || (self.case_insensitive
+            && self.glob.ends_with("/**")
+            && self.matcher.is_match(format!("{}/-", rel.join("/"))))
+    }
+}
+
+fn is_single_segment_dir(p: &str) -> bool {
+    p.strip_suffix("/**")
+        .is_some_and(|seg| !seg.is_empty() && !seg.contains('/') && !seg.contains('*'))
+}
+
+/// `path` as absolute, NFC-normalized segments with `.` and `..` resolved lexically;
+/// a relative path is taken from `cwd`, and `~` / `~/x` from `home` (SPEC §4 "Paths").
+#[must_use]
+pub fn normalize(path: &Path, cwd: &Path, home: &Path) -> Vec<String> {
+    let text = path.to_string_lossy();
+    let joined = if text == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home.join(rest)
+    } else if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out: Vec<String> = Vec::new();
+    for c in joined.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => out.clear(),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(s) => out.push(s.to_string_lossy().nfc().collect()),
+        }
+    }
+    out
+}
+
+/// Whether `path` (normalized) is the directory `dir` (normalized) or below it.
+///
+/// SPEC §4.
+#[must_use]
+pub fn is_within(path: &[String], dir: &[String]) -> bool {
+    path.len() >= dir.len() && dir.iter().zip(path).all(|(a, b)| a == b)
+}
+
+/// Whether a write to `path` (normalized) is never auto-approved by a mode: inside
+/// `.git`, `.claude` (except `.claude/worktrees`), `.vscode`, `.idea`, `.husky`, or a
+/// shell rc and tool config file (reference §3.3 "Protected paths").
+#[must_use]
+pub fn is_protected(path: &[String]) -> bool {
+    const DIRS: &[&str] = &[".git", ".vscode", ".idea", ".husky"];
+    const FILES: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".npmrc",
+        ".mcp.json",
+        ".claude.json",
+        ".gitconfig",
+        ".gitmodules",
+        ".envrc",
+        ".pre-commit-config.yaml",
+    ];
+    for (i, seg) in path.iter().enumerate() {
+        let is_last = i + 1 == path.len();
+        if DIRS.contains(&seg.as_str()) {
+            return true;
+        }
+        if seg == ".claude" && path.get(i + 1).map(String::as_str) != Some("worktrees") {
+            return true;
+        }
+        if is_last && FILES.contains(&seg.as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn facts() -> SessionFacts {
+        SessionFacts::new("/home/dev/repo", "/home/dev")
+    }
+
+    fn m(pattern: &str, ci: bool, source: SettingsSource, path: &str) -> bool {
+        let f = facts();
+        let p = PathPattern::new(pattern, ci, ci).unwrap();
+        p.matches(
+            &normalize(&PathBuf::from(path), &f.cwd, &f.home),
+            source,
+            &f,
+        )
+    }
+
+    #[test]
+    fn anchors() {
+        use SettingsSource::*;
+        assert!(m("//etc/passwd", false, User, "/etc/passwd"));
+        assert!(m("~/.ssh/**", false, User, "/home/dev/.ssh/id_rsa"));
+        assert!(!m("~/.ssh/**", false, User, "/home/other/.ssh/id_rsa"));
+        assert!(m("/secrets/**", false, User, "/home/dev/.claude/secrets/a"));
+        assert!(m("/secrets/**", false, Project, "/home/dev/repo/secrets/a"));
+        assert!(m("/etc/**", false, Policy, "/etc/shadow"));
+        assert!(m("./.env", false, User, "/home/dev/repo/.env"));
+        assert!(!m("./.env", false, User, "/home/dev/repo/sub/.env"));
+        assert!(m(".env", false, User, "/home/dev/repo/sub/.env"));
+        assert!(m("**/.env", false, User, "/home/dev/repo/.env"));
+        assert!(!m(".env", false, User, "/etc/.env"));
+        assert!(m("//**/.env", false, User, "/etc/.env"));
+        assert!(m(".env", false, User, "sub/../.env"));
+    }
+
+    #[test]
+    fn globs_and_directories() {
+        use SettingsSource::*;
+        assert!(m("src/*.rs", false, User, "/home/dev/repo/src/a.rs"));
+        assert!(!m("src/*.rs", false, User, "/home/dev/repo/src/x/a.rs"));
+        assert!(m("src/**/*.rs", false, User, "/home/dev/repo/src/x/a.rs"));
+        assert!(m("./secrets", false, User, "/home/dev/repo/secrets/key"));
+        assert!(m(
+            "**/secrets/**",
+            false,
+            User,
+            "/home/dev/repo/a/secrets/key"
+        ));
+        // Single-segment directory patterns: any depth for deny/ask only.
+        assert!(m("src/**", true, User, "/home/dev/repo/lib/src/a"));
+        assert!(!m("src/**", false, User, "/home/dev/repo/lib/src/a"));
+        assert!(m("*.PEM", true, User, "/home/dev/repo/k.pem"));
+        assert!(!m("*.PEM", false, User, "/home/dev/repo/k.pem"));
+        assert!(PathPattern::new("[", false, false).is_err());
+        assert!(PathPattern::new("  ", false, false).is_err());
+    }
+
+    #[test]
+    fn nfc_on_both_sides() {
+        let decomposed = "cafe\u{301}.txt";
+        let composed = "caf\u{e9}.txt";
+        assert!(m(
+            decomposed,
+            false,
+            SettingsSource::User,
+            &format!("/home/dev/repo/{composed}")
+        ));
+    }
+
+    #[test]
+    fn protected_paths() {
+        let n = |p: &str| normalize(&PathBuf::from(p), Path::new("/r"), Path::new("/h"));
+        assert!(is_protected(&n("/r/.git/config")));
+        assert!(is_protected(&n("/h/.bashrc")));
+        assert!(is_protected(&n("/r/.claude/settings.json")));
+        assert!(!is_protected(&n("/r/.claude/worktrees/x/a.rs")));
+        assert!(!is_protected(&n("/r/src/a.rs")));
+    }
+}

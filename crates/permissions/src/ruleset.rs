@@ -1,0 +1,334 @@
+//! The rules in force, gathered from every settings source (SPEC §4 "Sources").
+
+use crate::rule::{parse_rule, Behavior, Rule, RuleSpec, RuleWarning, ToolPattern};
+use crate::SettingsSource;
+use serde_json::Value;
+
+/// All permission rules in force, in deciding order: by source (policy, cli, flag,
+/// session, local, project, user), then file order (SPEC §4).
+///
+/// Built from each source's settings object with [`RuleSet::from_sources`]; missing
+/// or odd shapes are tolerated with warnings.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    managed_only: bool,
+    bypass_disabled: bool,
+}
+
+impl RuleSet {
+    /// Gathers `permissions.allow`, `permissions.ask` and `permissions.deny` of every
+    /// source (SPEC §4, reference §3.1). Returns the rules and the warnings about
+    /// entries that did not parse or were dropped.
+    ///
+    /// - Rules **accumulate** across sources. When the [`SettingsSource::Policy`]
+    ///   settings have a top-level `allowManagedPermissionRulesOnly` that is present
+    ///   and not `false` (an invalid value keeps its strict reading, SPEC §2.1), only
+    ///   policy rules count.
+    /// - A deny or ask rule that does not parse stands for its whole tool (every tool
+    ///   when no tool name can be read); an allow rule that does not parse, or an allow
+    ///   rule with a tool-name glob not after a literal `mcp__<server>__`, is dropped.
+    ///   Each gets a [`RuleWarning`]. A list given as one string is read as one rule.
+    /// - `permissions.disableBypassPermissionsMode: "disable"` in any source turns
+    ///   `bypassPermissions` into `default` for [`crate::decide`].
+    #[must_use]
+    pub fn from_sources(sources: &[(SettingsSource, &Value)]) -> (RuleSet, Vec<RuleWarning>) {
+        let managed_only = sources.iter().any(|(s, v)| {
+            *s == SettingsSource::Policy
+                && v.get("allowManagedPermissionRulesOnly")
+                    .is_some_and(|flag| *flag != Value::Bool(false))
+        });
+        let bypass_disabled = sources.iter().any(|(_, v)| {
+            v.get("permissions")
+                .and_then(|p| p.get("disableBypassPermissionsMode"))
+                .and_then(Value::as_str)
+                == Some("disable")
+        });
+        let mut set = RuleSet {
+            rules: Vec::new(),
+            managed_only,
+            bypass_disabled,
+        };
+        let mut warnings = Vec::new();
+        for (source, settings) in sources {
+            if managed_only && *source != SettingsSource::Policy {
+                continue;
+            }
+            let Some(perms) = settings.get("permissions") else {
+                continue;
+            };
+            if !perms.is_object() {
+                warnings.push(RuleWarning {
+                    source: *source,
+                    pointer: "/permissions".to_owned(),
+                    rule: String::new(),
+                    reason: "`permissions` is not an object; its rules are ignored".to_owned(),
+                });
+                continue;
+            }
+            for behavior in [Behavior::Deny, Behavior::Ask, Behavior::Allow] {
+                set.add_list(
+                    *source,
+                    behavior,
+                    perms.get(behavior.as_str()),
+                    &mut warnings,
+                );
+            }
+        }
+        set.rules.sort_by_key(|r| r.source.precedence());
+        (set, warnings)
+    }
+
+    fn add_list(
+        &mut self,
+        source: SettingsSource,
+        behavior: Behavior,
+        list: Option<&Value>,
+        warnings: &mut Vec<RuleWarning>,
+    ) {
+        let base = format!("/permissions/{}", behavior.as_str());
+        let entries: Vec<(String, &Value)> = match list {
+            None | Some(Value::Null) => return,
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("{base}/{i}"), v))
+                .collect(),
+            Some(one @ Value::String(_)) => {
+                warnings.push(RuleWarning {
+                    source,
+                    pointer: base.clone(),
+                    rule: one.as_str().unwrap_or_default().to_owned(),
+                    reason: "a single string where a list was due; read as a list of one rule"
+                        .to_owned(),
+                });
+                vec![(base.clone(), one)]
+            }
+            Some(_) => {
+                warnings.push(RuleWarning {
+                    source,
+                    pointer: base,
+                    rule: String::new(),
+                    reason: "not a list of rules; ignored".to_owned(),
+                });
+                return;
+            }
+        };
+        for (index, (pointer, value)) in entries.into_iter().enumerate() {
+            let Some(text) = value.as_str() else {
+                warnings.push(RuleWarning {
+                    source,
+                    pointer,
+                    rule: String::new(),
+                    reason: "not a string; ignored".to_owned(),
+                });
+                continue;
+            };
+            self.add_rule(source, behavior, index, pointer, text, warnings);
+        }
+    }
+
+    fn add_rule(
+        &mut self,
+        source: SettingsSource,
+        behavior: Behavior,
+        index: usize,
+        pointer: String,
+        text: &str,
+        warnings: &mut Vec<RuleWarning>,
+    ) {
+        let (spec, unparsed) = match parse_rule(text, behavior) {
+            Ok(spec) => (spec, None),
+            Err(e) if behavior == Behavior::Allow => {
+                warnings.push(RuleWarning {
+                    source,
+                    pointer,
+                    rule: text.to_owned(),
+                    reason: format!("{}; this allow rule is dropped", e.reason),
+                });
+                return;
+            }
+            Err(e) => {
+                let (tool, whole) = match e.tool {
+                    Some(tool) => (tool, "its whole tool"),
+                    None => (ToolPattern::any(), "every tool"),
+                };
+                warnings.push(RuleWarning {
+                    source,
+                    pointer,
+                    rule: text.to_owned(),
+                    reason: format!(
+                        "{}; this {} rule applies to {whole}",
+                        e.reason,
+                        behavior.as_str()
+                    ),
+                });
+                (RuleSpec::whole(tool), Some(e.reason))
+            }
+        };
+        self.rules.push(Rule {
+            text: text.to_owned(),
+            source,
+            behavior,
+            index,
+            spec,
+            unparsed,
+        });
+    }
+
+    /// Whether no rule is in force (SPEC §4).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// How many rules are in force: `(deny, ask, allow)` (SPEC §4).
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let n = |b: Behavior| self.rules.iter().filter(|r| r.behavior == b).count();
+        (n(Behavior::Deny), n(Behavior::Ask), n(Behavior::Allow))
+    }
+
+    /// Every rule in force, in deciding order (SPEC §4).
+    #[must_use]
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rules of one behavior, in deciding order.
+    ///
+    /// SPEC §4.
+    pub fn of(&self, behavior: Behavior) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().filter(move |r| r.behavior == behavior)
+    }
+
+    /// Whether the policy's `allowManagedPermissionRulesOnly` is in force (SPEC §4).
+    #[must_use]
+    pub fn managed_only(&self) -> bool {
+        self.managed_only
+    }
+
+    /// Whether `disableBypassPermissionsMode: "disable"` is set (reference §3.4).
+    #[must_use]
+    pub fn bypass_disabled(&self) -> bool {
+        self.bypass_disabled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn accumulates_in_deciding_order() {
+        let user = json!({"permissions": {"deny": ["Bash(a:*)"], "allow": ["Read"]}});
+        let policy = json!({"permissions": {"deny": ["Bash(b:*)", "Bash(c:*)"]}});
+        let local = json!({"permissions": {"ask": ["Bash"]}});
+        let (set, w) = RuleSet::from_sources(&[
+            (SettingsSource::User, &user),
+            (SettingsSource::Policy, &policy),
+            (SettingsSource::Local, &local),
+        ]);
+        assert!(w.is_empty());
+        assert_eq!(set.counts(), (3, 1, 1));
+        let texts: Vec<_> = set
+            .of(Behavior::Deny)
+            .map(|r| (r.source, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (SettingsSource::Policy, "Bash(b:*)"),
+                (SettingsSource::Policy, "Bash(c:*)"),
+                (SettingsSource::User, "Bash(a:*)")
+            ]
+        );
+    }
+
+    #[test]
+    fn managed_rules_only() {
+        let user = json!({"permissions": {"allow": ["Bash"]}});
+        let policy =
+            json!({"allowManagedPermissionRulesOnly": true, "permissions": {"ask": ["Bash"]}});
+        let (set, _) = RuleSet::from_sources(&[
+            (SettingsSource::User, &user),
+            (SettingsSource::Policy, &policy),
+        ]);
+        assert!(set.managed_only());
+        assert_eq!(set.counts(), (0, 1, 0));
+        // Invalid value: strict reading.
+        let policy = json!({"allowManagedPermissionRulesOnly": "yes"});
+        let (set, _) = RuleSet::from_sources(&[
+            (SettingsSource::User, &user),
+            (SettingsSource::Policy, &policy),
+        ]);
+        assert!(set.is_empty());
+        // Misplaced inside permissions: not in force.
+        let policy = json!({"permissions": {"allowManagedPermissionRulesOnly": true}});
+        let (set, _) = RuleSet::from_sources(&[
+            (SettingsSource::User, &user),
+            (SettingsSource::Policy, &policy),
+        ]);
+        assert_eq!(set.counts(), (0, 0, 1));
+        // Only the policy source can set it.
+        let user2 =
+            json!({"allowManagedPermissionRulesOnly": true, "permissions": {"allow": ["Read"]}});
+        let (set, _) = RuleSet::from_sources(&[(SettingsSource::User, &user2)]);
+        assert_eq!(set.counts(), (0, 0, 1));
+    }
+
+    #[test]
+    fn odd_shapes_are_tolerated() {
+        let s =
+            json!({"permissions": {"deny": "Bash(rm:*)", "ask": 3, "allow": [1, "Read", null]}});
+        let (set, w) = RuleSet::from_sources(&[(SettingsSource::Project, &s)]);
+        assert_eq!(set.counts(), (1, 0, 1));
+        let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            vec![
+                "/permissions/deny",
+                "/permissions/ask",
+                "/permissions/allow/0",
+                "/permissions/allow/2"
+            ]
+        );
+        let (set, w) =
+            RuleSet::from_sources(&[(SettingsSource::Project, &json!({"permissions": []}))]);
+        assert!(set.is_empty());
+        assert_eq!(w.len(), 1);
+        let (set, w) = RuleSet::from_sources(&[(SettingsSource::Project, &json!("not an object"))]);
+        assert!(set.is_empty() && w.is_empty());
+    }
+
+    #[test]
+    fn unparseable_rules() {
+        let s = json!({"permissions": {"deny": ["Read([)", "(bad"], "ask": ["Bash("], "allow": ["Read([)", "*"]}});
+        let (set, w) = RuleSet::from_sources(&[(SettingsSource::Policy, &s)]);
+        assert_eq!(set.counts(), (2, 1, 0));
+        assert_eq!(w.len(), 5);
+        assert_eq!(
+            w.first().map(|w| w.pointer.as_str()),
+            Some("/permissions/deny/0")
+        );
+        assert!(w
+            .iter()
+            .any(|w| w.reason.ends_with("applies to every tool")));
+        assert!(w.iter().any(|w| w.reason.ends_with("dropped")));
+        assert!(set
+            .rules()
+            .iter()
+            .filter(|r| r.behavior != Behavior::Allow)
+            .all(|r| r.unparsed.is_some()));
+    }
+
+    #[test]
+    fn bypass_disable() {
+        let p = json!({"permissions": {"disableBypassPermissionsMode": "disable"}});
+        let (set, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &p)]);
+        assert!(set.bypass_disabled());
+        let (set, _) = RuleSet::from_sources(&[]);
+        assert!(!set.bypass_disabled());
+    }
+}

@@ -1,0 +1,457 @@
+//! `read_policy` over managed folders written on disk (SPEC §2.1).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{managed_folder, write_file};
+use policy::{
+    platform_folder, read_policy, ManagedLocation, Policy, PolicyError, SourceFile, SourceKind,
+};
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+fn read(files: Value) -> (tempfile::TempDir, Result<Policy, PolicyError>) {
+    let dir = managed_folder(&files);
+    let result = read_policy(&ManagedLocation::Explicit(dir.path().to_path_buf()));
+    (dir, result)
+}
+
+fn read_ok(files: Value) -> (tempfile::TempDir, Policy) {
+    let (dir, result) = read(files);
+    let policy = result.unwrap();
+    (dir, policy)
+}
+
+fn settings(policy: &Policy) -> Value {
+    Value::Object(policy.settings.clone())
+}
+
+/// The error's message with the temporary folder replaced by `<managed>`.
+fn message(dir: &Path, e: &PolicyError) -> String {
+    e.to_string()
+        .replace(&dir.display().to_string(), "<managed>")
+}
+
+#[test]
+fn a_folder_with_no_managed_files_reads_as_the_empty_policy() {
+    let (_dir, policy) = read_ok(json!({}));
+    assert_eq!(policy, Policy::empty());
+    assert!(policy.managed() == policy::ManagedSettings::default());
+}
+
+#[test]
+fn an_explicit_folder_that_does_not_exist_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let err = read_policy(&ManagedLocation::Explicit(missing.clone())).unwrap_err();
+    assert_eq!(
+        err,
+        PolicyError::FolderNotFound {
+            path: missing.clone()
+        }
+    );
+    assert!(!err.is_fail_closed());
+    assert_eq!(err.path(), missing);
+    assert_eq!(
+        message(dir.path(), &err),
+        "<managed>/nope: the managed folder given does not exist"
+    );
+}
+
+#[test]
+fn the_platform_folder_absent_is_the_empty_policy() {
+    assert_eq!(
+        ManagedLocation::Platform.folder(),
+        platform_folder(),
+        "Platform names the platform folder"
+    );
+    if cfg!(target_os = "linux") {
+        assert_eq!(platform_folder(), PathBuf::from("/etc/claude-code"));
+    }
+    // Tests never write to /etc; where the folder is absent (as on CI), the
+    // platform read is the empty policy, not an error.
+    if !platform_folder().exists() {
+        assert_eq!(read_policy(&ManagedLocation::Platform), Ok(Policy::empty()));
+    }
+}
+
+#[test]
+fn an_explicit_path_that_is_a_file_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "{}").unwrap();
+    let err = read_policy(&ManagedLocation::Explicit(file)).unwrap_err();
+    assert!(matches!(err, PolicyError::Io { .. }), "{err:?}");
+}
+
+#[test]
+fn an_empty_file_fails_the_read() {
+    for name in ["managed-settings.json", "managed-settings.d/10-x.json"] {
+        let (dir, result) = read(json!({ name: {"$raw": ""} }));
+        let err = result.unwrap_err();
+        assert_eq!(
+            err,
+            PolicyError::Empty {
+                path: dir.path().join(name)
+            }
+        );
+        assert!(err.is_fail_closed());
+        assert_eq!(
+            message(dir.path(), &err),
+            format!("<managed>/{name}: the file is empty (0 bytes); the managed policy cannot be read, so everything it guards holds")
+        );
+    }
+}
+
+#[test]
+fn json_that_is_not_an_object_fails_the_read() {
+    for content in [json!([]), json!("x"), json!(null), json!(3)] {
+        let (dir, result) =
+            read(json!({ "managed-settings.d/x.json": {"$raw": content.to_string()} }));
+        assert_eq!(
+            result.unwrap_err(),
+            PolicyError::NotObject {
+                path: dir.path().join("managed-settings.d/x.json")
+            }
+        );
+    }
+}
+
+#[test]
+fn invalid_json_fails_with_line_and_column() {
+    let (dir, result) = read(json!({
+        "managed-settings.json": {"permissions": {"deny": ["Bash(rm:*)"]}},
+        "managed-settings.d/20-bad.json": {"$raw": "{\n  \"permissions\": {\n    \"deny\": [\"x\"] \"ask\": []\n  }\n}"}
+    }));
+    let err = result.unwrap_err();
+    let PolicyError::Json { line, column, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((*line, *column), (3, 19));
+    insta::assert_snapshot!(message(dir.path(), &err));
+}
+
+#[test]
+fn comments_and_trailing_commas_are_not_json() {
+    let (_dir, result) = read(json!({ "managed-settings.json": {"$raw": "{ // c\n}"} }));
+    assert!(matches!(result, Err(PolicyError::Json { line: 1, .. })));
+    let (_dir, result) = read(json!({ "managed-settings.json": {"$raw": "{\"a\": 1,}"} }));
+    assert!(matches!(result, Err(PolicyError::Json { .. })));
+}
+
+#[test]
+fn an_unreadable_file_fails_the_read() {
+    for name in ["managed-settings.json", "managed-settings.d/50-x.json"] {
+        let (dir, result) = read(json!({
+            "managed-settings.json": {"permissions": {"deny": ["Bash"]}},
+            name: {"$unreadable": true}
+        }));
+        let err = result.unwrap_err();
+        assert!(
+            matches!(&err, PolicyError::Io { path, .. } if path == &dir.path().join(name)),
+            "{err:?}"
+        );
+        let text = message(dir.path(), &err);
+        assert!(text.starts_with(&format!("<managed>/{name}: ")), "{text}");
+        assert!(
+            text.ends_with("; the managed policy cannot be read, so everything it guards holds")
+        );
+    }
+}
+
+#[test]
+fn a_drop_in_folder_that_is_a_file_fails_the_read() {
+    let (dir, result) = read(json!({ "managed-settings.d": {"$raw": "{}"} }));
+    assert!(
+        matches!(result, Err(PolicyError::Io { ref path, .. }) if path == &dir.path().join("managed-settings.d"))
+    );
+}
+
+#[test]
+fn drop_ins_merge_in_file_name_order_skipping_hidden_and_non_json() {
+    let (dir, policy) = read_ok(json!({
+        "managed-settings.json": {"model": "base", "permissions": {"deny": ["A"]}},
+        "managed-settings.d/2-b.json": {"model": "2", "permissions": {"deny": ["C", "A"]}},
+        "managed-settings.d/10-a.json": {"model": "10", "permissions": {"deny": ["B"]}},
+        "managed-settings.d/.hidden.json": {"model": "hidden"},
+        "managed-settings.d/notes.txt": {"$raw": "not json"},
+        "managed-settings.d/x.json.bak": {"$raw": "not json"},
+        "managed-settings.d/X.JSON": {"model": "upper"}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"model": "2", "permissions": {"deny": ["A", "B", "C"]}})
+    );
+    assert_eq!(
+        policy.sources,
+        vec![
+            SourceFile {
+                path: dir.path().join("managed-settings.json"),
+                kind: SourceKind::Settings
+            },
+            SourceFile {
+                path: dir.path().join("managed-settings.d/10-a.json"),
+                kind: SourceKind::DropIn
+            },
+            SourceFile {
+                path: dir.path().join("managed-settings.d/2-b.json"),
+                kind: SourceKind::DropIn
+            },
+        ]
+    );
+    assert!(policy.warnings.is_empty());
+}
+
+#[test]
+fn drop_ins_without_a_base_file() {
+    let (_dir, policy) = read_ok(json!({
+        "managed-settings.d/10.json": {"allowManagedHooksOnly": true}
+    }));
+    assert_eq!(settings(&policy), json!({"allowManagedHooksOnly": true}));
+}
+
+/// /work/shared/cases/fail-closed/empty-drop-in.json
+#[test]
+fn an_empty_drop_in_never_erases_the_base_files_rules() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/cases/fail-closed/empty-drop-in.json");
+    let case: Value = match std::fs::read(&case) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+        // The case's policy, inline, should the shared folder not be there.
+        Err(_) => json!({"policy": {
+            "managed-settings.json": {"permissions": {"deny": ["Bash(batch_submit:*)"]}},
+            "managed-settings.d/50-empty.json": {},
+            "managed-settings.d/60-clear.json": {"permissions": {"deny": []}}
+        }}),
+    };
+    let (_dir, policy) = read_ok(case["policy"].clone());
+    assert_eq!(policy.managed().deny, vec!["Bash(batch_submit:*)"]);
+    assert!(policy.warnings.is_empty());
+}
+
+#[test]
+fn a_type_conflict_between_files_later_wins_with_a_warning_in_the_later_file() {
+    let (dir, policy) = read_ok(json!({
+        "managed-settings.json": {"sandbox": {"network": {"httpProxyPort": 8080}}},
+        "managed-settings.d/20.json": {"sandbox": {"network": {"httpProxyPort": "8080"}}}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"sandbox": {"network": {"httpProxyPort": "8080"}}})
+    );
+    assert_eq!(policy.warnings.len(), 1);
+    let w = &policy.warnings[0];
+    assert_eq!(w.file, dir.path().join("managed-settings.d/20.json"));
+    assert_eq!(w.pointer, "/sandbox/network/httpProxyPort");
+    assert_eq!(
+        w.to_string().replace(&dir.path().display().to_string(), "<managed>"),
+        "<managed>/managed-settings.d/20.json: /sandbox/network/httpProxyPort: a string here, a number in an earlier managed file; this file's value wins"
+    );
+}
+
+#[test]
+fn warnings_point_inside_the_file_they_came_from() {
+    let (dir, policy) = read_ok(json!({
+        "managed-settings.json": {"permissions": {"deny": ["A", 1]}},
+        "managed-settings.d/10.json": {"permissions": {"deny": [2, "B"]}}
+    }));
+    assert_eq!(policy.managed().deny, vec!["A", "B"]);
+    let got: Vec<(PathBuf, &str)> = policy
+        .warnings
+        .iter()
+        .map(|w| (w.file.clone(), w.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                dir.path().join("managed-settings.json"),
+                "/permissions/deny/1"
+            ),
+            (
+                dir.path().join("managed-settings.d/10.json"),
+                "/permissions/deny/0"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_dropped_env_value_keeps_its_name_pinned_across_files() {
+    let (_dir, policy) = read_ok(json!({
+        "managed-settings.json": {"env": {"FOO": 1, "BAR": "b"}},
+        "managed-settings.d/10.json": {"env": {"FOO": "x", "BAZ": true}}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"env": {"BAR": "b", "FOO": "x"}, "managedEnvDropped": ["FOO", "BAZ"]})
+    );
+    let managed = policy.managed();
+    assert_eq!(managed.env_names, vec!["BAR", "FOO", "BAZ"]);
+    assert_eq!(
+        managed.env,
+        vec![
+            ("BAR".to_owned(), "b".to_owned()),
+            ("FOO".to_owned(), "x".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn a_later_drop_in_cannot_void_a_valid_plugin_configs() {
+    let (_dir, policy) = read_ok(json!({
+        "managed-settings.json": {"pluginConfigs": {"cc-plugin-sec-default@builtin": {"options": {"allowManagedModsOnly": true}}}},
+        "managed-settings.d/10.json": {"pluginConfigs": {"cc-plugin-sec-default@builtin": {"options": {"allowManagedModsOnly": null}}}}
+    }));
+    assert!(policy.managed().options.allow_managed_mods_only);
+    assert_eq!(policy.warnings.len(), 1);
+}
+
+#[test]
+fn managed_mcp_json_servers_are_named() {
+    let (dir, policy) = read_ok(json!({
+        "managed-mcp.json": {"_comment": "x", "mcpServers": {"raven": {"command": "python3"}, "odd": 3}}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"managedMcpServers": {"raven": {"command": "python3"}, "odd": {}}})
+    );
+    assert_eq!(
+        policy.warnings.len(),
+        1,
+        "a server with a bad config is still named"
+    );
+    assert_eq!(policy.warnings[0].pointer, "/mcpServers/odd");
+    assert_eq!(
+        policy.sources,
+        vec![SourceFile {
+            path: dir.path().join("managed-mcp.json"),
+            kind: SourceKind::Mcp
+        }]
+    );
+    let managed = policy.managed();
+    assert_eq!(managed.managed_mcp_servers, vec!["raven", "odd"]);
+    assert!(!managed.managed_mcp_servers_unreadable);
+}
+
+#[test]
+fn an_empty_mcp_servers_object_names_nobody_but_is_readable() {
+    let (_dir, policy) = read_ok(json!({"managed-mcp.json": {"mcpServers": {}}}));
+    assert_eq!(settings(&policy), json!({"managedMcpServers": {}}));
+    assert!(policy.warnings.is_empty());
+}
+
+#[test]
+fn a_managed_mcp_json_that_cannot_be_read_whole_names_nobody() {
+    for content in [
+        json!([{"name": "github-managed"}]),
+        json!({"_comment": "no servers"}),
+        json!({"mcpServers": ["a"]}),
+        json!({"$raw": "{ not json"}),
+        json!({"$raw": ""}),
+        json!({"$unreadable": true}),
+    ] {
+        let (_dir, policy) = read_ok(json!({
+            "managed-settings.json": {"managedMcpServers": ["corp"]},
+            "managed-mcp.json": content.clone()
+        }));
+        assert_eq!(
+            settings(&policy),
+            json!({"managedMcpServers": {"corp": {}}, "managedMcpServersUnreadable": true}),
+            "{content}"
+        );
+        assert_eq!(policy.warnings.len(), 1, "{content}");
+        assert!(policy.warnings[0].reason.contains("names nobody"));
+        let managed = policy.managed();
+        assert!(managed.managed_mcp_servers_unreadable);
+        assert_eq!(policy.sources.len(), 2);
+    }
+}
+
+#[test]
+fn managed_mcp_servers_is_the_union_of_settings_and_managed_mcp_json() {
+    let (_dir, policy) = read_ok(json!({
+        "managed-settings.json": {"managedMcpServers": {"a": {"url": "1"}}},
+        "managed-settings.d/10.json": {"managedMcpServers": ["b", {"name": "c", "url": "3"}]},
+        "managed-mcp.json": {"mcpServers": {"d": {"command": "x"}, "a": {"command": "y"}}}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"managedMcpServers": {"a": {"command": "y"}, "b": {}, "c": {"url": "3"}, "d": {"command": "x"}}})
+    );
+}
+
+#[test]
+fn managed_mcp_servers_of_another_shape_mark_the_read() {
+    let (_dir, policy) = read_ok(json!({
+        "managed-settings.json": {"managedMcpServers": "corp"},
+        "managed-mcp.json": {"mcpServers": {"raven": {}}}
+    }));
+    assert_eq!(
+        settings(&policy),
+        json!({"managedMcpServers": {"raven": {}}, "managedMcpServersUnreadable": true})
+    );
+}
+
+#[test]
+fn a_file_changed_between_reads_is_seen() {
+    let (dir, policy) = read_ok(json!({"managed-settings.json": {"permissions": {"deny": ["A"]}}}));
+    assert_eq!(policy.managed().deny, vec!["A"]);
+    write_file(
+        dir.path(),
+        "managed-settings.json",
+        &json!({"$unreadable": true}),
+    );
+    assert!(read_policy(&ManagedLocation::Explicit(dir.path().to_path_buf())).is_err());
+    write_file(dir.path(), "managed-settings.json", &Value::Null);
+    assert_eq!(
+        read_policy(&ManagedLocation::Explicit(dir.path().to_path_buf())),
+        Ok(Policy::empty())
+    );
+}
+
+#[test]
+fn warnings_and_sources_serialize() {
+    let w = policy::Warning {
+        file: PathBuf::from("/m/managed-settings.json"),
+        pointer: "/env/X".into(),
+        reason: "r".into(),
+    };
+    assert_eq!(
+        serde_json::to_value(&w).unwrap(),
+        json!({"file": "/m/managed-settings.json", "pointer": "/env/X", "reason": "r"})
+    );
+    assert_eq!(w.to_string(), "/m/managed-settings.json: /env/X: r");
+    let whole = policy::Warning {
+        pointer: String::new(),
+        ..w
+    };
+    assert_eq!(whole.to_string(), "/m/managed-settings.json: r");
+    assert_eq!(
+        serde_json::to_value(SourceKind::DropIn).unwrap(),
+        json!("drop-in")
+    );
+    assert_eq!(serde_json::to_value(SourceKind::Mcp).unwrap(), json!("mcp"));
+    assert_eq!(
+        serde_json::to_value(SourceKind::Settings).unwrap(),
+        json!("settings")
+    );
+}
+
+#[test]
+fn deeply_nested_input_fails_cleanly_instead_of_overflowing() {
+    let deep = format!(
+        "{{\"sandbox\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let (_dir, result) = read(json!({"managed-settings.json": {"$raw": deep}}));
+    assert!(matches!(result, Err(PolicyError::Json { .. })));
+}
