@@ -41,6 +41,7 @@
 
 mod chain;
 mod event;
+mod names_spell;
 mod plugin;
 mod tier;
 mod timer;
@@ -53,6 +54,7 @@ pub use chain::{
 pub use event::{
     answer_shape_ok, keeps_pins, names, pinned_fields, Event, FailureKind, HookFailure, Origin,
 };
+pub use names_spell::{registered_tool_name, spell};
 pub use plugin::{Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration};
 pub use tier::Tier;
 pub use verdict::{Decision, Verdict};
