@@ -18,7 +18,7 @@ pub mod expect;
 pub mod format;
 pub mod load;
 pub mod materialize;
-// pub mod run;
+pub mod run;
 pub mod schema;
 
 pub use error::{FormatError, MaterializeError};

@@ -1,1 +1,364 @@
+//! `session`: the engine's session — the `core` answer of every event, the managed
+//! policy read through one memo, the settings sources, the environment of the engine's
+//! children, the log, plugin admission, and the seating of the security default.
+//!
+//! This is what an embedding program (or the scenario runner, or the CLI) builds
+//! around [`fnhooks::Engine`]: SPEC §0 (the engine), §1.3 (events raised only when
+//! hooked), §1.5–§1.7b (core answers), §2.1 (the policy read, fail closed), §2.3
+//! (seating), §4 (the core of `tool.check`, from the `permissions` crate).
+//!
+//! ```
+//! use session::{Session, SessionConfig};
+//! use fnhooks::{Event, Tier};
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("managed-settings.json"),
+//!     r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).unwrap();
+//! let session = Session::start(SessionConfig::new(dir.path()), Vec::new()).unwrap();
+//! assert!(session.is_seated());
+//! let verdict = session.raise(
+//!     Event::from_value("tool.check", json!({"tool": "Bash", "input": {"command": "rm -rf x"}, "tool_use_id": "t"})),
+//!     None, None).unwrap().unwrap();
+//! assert_eq!(verdict["decision"], "deny");
+//! assert_eq!(verdict["rule"], "Bash(rm:*)");
+//! ```
 #![forbid(unsafe_code)]
+
+mod core;
+mod settings;
+
+pub use crate::core::{LogLine, SessionCore};
+pub use settings::{merge_settings, SettingsInput, SettingsInputs};
+
+use fnhooks::{names, Answer, Engine, Event, Origin, Plugin, PluginInfo, Tier, TraceEntry};
+use permissions::SessionFacts;
+use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+/// How to start a session.
+#[derive(Clone)]
+pub struct SessionConfig {
+    /// Where the managed policy is read from (SPEC §2.1).
+    pub managed: ManagedLocation,
+    /// The other settings sources: user, project, local, flag.
+    pub settings: SettingsInputs,
+    /// Mode, loop, host, interactive, working and home folders (SPEC §4).
+    pub facts: SessionFacts,
+    /// The engine's per-hook timeout (SPEC §1.1: 10 s by default).
+    pub hook_timeout: Duration,
+    /// The tools the engine provides (`{name, description?, provider?}`), for `tool.list`.
+    pub tools: Vec<Value>,
+    /// `false`: the security default is never seated (a control session).
+    pub seated: bool,
+    /// The clock of the policy memo (inject a fake one in tests).
+    pub clock: Arc<dyn Clock>,
+    /// The policy memo's window (SPEC §2.1 `POLICY_MEMO_MS`).
+    pub memo_window: Duration,
+}
+
+impl SessionConfig {
+    /// A session reading the managed policy from `managed_folder`, with the defaults of
+    /// `SCENARIOS.md` (default mode, main loop, no host, interactive, cwd
+    /// `/home/dev/repo`, home `/home/dev`), the engine's 10 s hook timeout, and the
+    /// security default seated as the engine would seat it.
+    #[must_use]
+    pub fn new(managed_folder: &Path) -> Self {
+        SessionConfig {
+            managed: ManagedLocation::Explicit(managed_folder.to_path_buf()),
+            settings: SettingsInputs::default(),
+            facts: SessionFacts::new("/home/dev/repo", "/home/dev"),
+            hook_timeout: fnhooks::DEFAULT_HOOK_TIMEOUT,
+            tools: Vec::new(),
+            seated: true,
+            clock: Arc::new(SystemClock),
+            memo_window: Duration::from_millis(POLICY_MEMO_MS),
+        }
+    }
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The explicit managed folder does not exist (bad input, not an empty policy).
+    #[error("{0}")]
+    ManagedFolder(PolicyError),
+}
+
+/// Why a raise could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RaiseError {
+    /// `from` names a plugin the session does not list.
+    #[error("{0} is not a plugin of this session")]
+    UnknownPlugin(String),
+    /// `from` names a plugin that was not admitted.
+    #[error("{0} was not admitted, so it cannot raise events")]
+    NotAdmitted(String),
+}
+
+/// A running session: the engine with its plugins seated, and its core.
+pub struct Session {
+    engine: Engine,
+    core: Arc<SessionCore>,
+    listed: Vec<Plugin>,
+    admissions: Mutex<Vec<(String, Answer)>>,
+    seated: Mutex<SeatState>,
+    config_seated: bool,
+    interactive: bool,
+}
+
+#[derive(Default, Clone)]
+struct SeatState {
+    seated: bool,
+    prepend_plugins: Option<Vec<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Session {
+    /// Starts a session: reads the policy once (writing its salvage warnings to the
+    /// debug log), seats the security default where SPEC §2.3 says, then admits every
+    /// listed plugin in chain order through `plugin.register`, seating those admitted.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::ManagedFolder`] when the explicit managed folder does not exist.
+    pub fn start(config: SessionConfig, plugins: Vec<Plugin>) -> Result<Session, SessionError> {
+        if let ManagedLocation::Explicit(p) = &config.managed {
+            if !p.exists() {
+                return Err(SessionError::ManagedFolder(PolicyError::FolderNotFound {
+                    path: p.clone(),
+                }));
+            }
+        }
+        let memo = PolicyMemo::new(
+            config.managed.clone(),
+            Arc::clone(&config.clock),
+            config.memo_window,
+        );
+        let core = Arc::new(SessionCore::new(
+            memo,
+            config.settings.clone(),
+            config.facts.clone(),
+            config.tools.clone(),
+        ));
+        let engine = Engine::new(
+            Arc::clone(&core) as Arc<dyn fnhooks::Core>,
+            config.hook_timeout,
+        );
+        let mut listed = plugins;
+        listed.sort_by_key(|p| p.info.tier);
+        let session = Session {
+            engine,
+            core,
+            listed,
+            admissions: Mutex::new(Vec::new()),
+            seated: Mutex::new(SeatState::default()),
+            config_seated: config.seated,
+            interactive: config.facts.interactive,
+        };
+        session.reseat(true);
+        for p in session.listed.clone() {
+            let answer = session.admit(&p, false);
+            lock(&session.admissions).push((p.info.id.clone(), answer));
+        }
+        Ok(session)
+    }
+
+    /// Decides seating (SPEC §2.3): where managed settings set `prependPlugins`, the
+    /// list must name the security default; an unreadable policy seats it (fail
+    /// closed). Re-decided only when `prependPlugins` changed (or at start); a plugin
+    /// seated afresh starts with a fresh notice set and id map.
+    fn reseat(&self, at_start: bool) {
+        let read = self.core.read_policy();
+        let (want, prepend) = match &read {
+            Err(_) => (true, None),
+            Ok(p) => {
+                let m = p.managed();
+                let listed = p.settings.contains_key("prependPlugins");
+                let names_us = m
+                    .prepend_plugins
+                    .iter()
+                    .any(|id| policy::ids_equal(id, sec_default::ID));
+                (!listed || names_us, Some(m.prepend_plugins))
+            }
+        };
+        let want = want && self.config_seated;
+        let mut st = lock(&self.seated);
+        let changed = read.is_ok() && st.prepend_plugins != prepend;
+        if !at_start && !changed {
+            return;
+        }
+        if read.is_ok() {
+            st.prepend_plugins = prepend;
+        }
+        self.engine.unseat(sec_default::ID);
+        if want {
+            self.engine.seat_first(sec_default::plugin());
+        }
+        st.seated = want;
+    }
+
+    /// Admits a plugin through `plugin.register` (SPEC §1.4, §3.9): a refusal's message
+    /// goes to the debug log, and on screen too where an interactive session hot-reloads
+    /// the module's folder.
+    fn admit(&self, p: &Plugin, reload: bool) -> Answer {
+        let mut f = Map::new();
+        f.insert("name".into(), json!(p.info.name));
+        f.insert("tier".into(), json!(p.info.tier));
+        f.insert("provenance".into(), json!(p.info.id));
+        let answer = self
+            .engine
+            .raise_blocking(Event::new(names::PLUGIN_REGISTER, f), Origin::engine());
+        let admitted = matches!(&answer, Ok(v) if v.get("refuse").is_none());
+        if let Ok(Some(message)) = answer
+            .as_ref()
+            .map(|v| v.get("refuse").and_then(Value::as_str))
+        {
+            self.core
+                .engine_line(fnhooks::Channel::Debug, message.to_owned());
+            if reload && self.interactive {
+                self.core
+                    .engine_line(fnhooks::Channel::Screen, message.to_owned());
+            }
+        }
+        if admitted {
+            self.engine.seat(p.clone());
+        } else {
+            self.engine.unseat(&p.info.id);
+        }
+        answer
+    }
+
+    /// Whether the security default is seated now.
+    #[must_use]
+    pub fn is_seated(&self) -> bool {
+        lock(&self.seated).seated
+    }
+
+    /// What `plugin.register` answered for each listed plugin at start, in admission order.
+    #[must_use]
+    pub fn admissions(&self) -> Vec<(String, Answer)> {
+        lock(&self.admissions).clone()
+    }
+
+    /// The plugins the session lists (admitted or not), in chain order.
+    #[must_use]
+    pub fn listed(&self) -> Vec<PluginInfo> {
+        self.listed.iter().map(|p| p.info.clone()).collect()
+    }
+
+    /// The engine.
+    #[must_use]
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The core (policy memo, environment, log).
+    #[must_use]
+    pub fn core(&self) -> &Arc<SessionCore> {
+        &self.core
+    }
+
+    /// The origin of an event raised `from` a plugin (`None`: the engine).
+    ///
+    /// # Errors
+    ///
+    /// [`RaiseError`] when `from` is not listed or was not admitted.
+    pub fn origin_of(&self, from: Option<&str>) -> Result<Origin, RaiseError> {
+        let Some(id) = from else {
+            return Ok(Origin::engine());
+        };
+        if id == sec_default::ID {
+            return Ok(Origin {
+                tier: Tier::Prepend,
+                plugin: sec_default::NAME.to_owned(),
+                id: id.to_owned(),
+            });
+        }
+        let info = self
+            .listed
+            .iter()
+            .find(|p| p.info.id == id)
+            .map(|p| p.info.clone())
+            .ok_or_else(|| RaiseError::UnknownPlugin(id.to_owned()))?;
+        if self.engine.plugin(id).is_none() {
+            return Err(RaiseError::NotAdmitted(id.to_owned()));
+        }
+        Ok(Origin {
+            tier: info.tier,
+            plugin: info.name,
+            id: info.id,
+        })
+    }
+
+    /// Raises `event` (as the engine, or `from` a listed plugin), with `core` as the
+    /// core link's answer for events whose core answer is not computed from the session
+    /// (a prompt section's text, a compaction's summary).
+    ///
+    /// # Errors
+    ///
+    /// [`RaiseError`] when `from` is not listed or was not admitted. The chain's own
+    /// error is the inner `Answer`'s.
+    pub fn raise(
+        &self,
+        event: Event,
+        from: Option<&str>,
+        core: Option<Value>,
+    ) -> Result<Answer, RaiseError> {
+        self.raise_traced(event, from, core).map(|(a, _)| a)
+    }
+
+    /// [`Session::raise`], also returning the trace of the whole chain run.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::raise`].
+    pub fn raise_traced(
+        &self,
+        event: Event,
+        from: Option<&str>,
+        core: Option<Value>,
+    ) -> Result<(Answer, Vec<TraceEntry>), RaiseError> {
+        let origin = self.origin_of(from)?;
+        self.core
+            .set_override(core.map(|v| (event.name.clone(), v)));
+        let out = futures::executor::block_on(self.engine.raise_traced(event, origin));
+        self.core.set_override(None);
+        Ok(out)
+    }
+
+    /// Reloads a listed plugin: it is admitted afresh through `plugin.register` (as after
+    /// an edit of its folder) and seated or unseated by the answer.
+    ///
+    /// # Errors
+    ///
+    /// [`RaiseError::UnknownPlugin`] when the session does not list it.
+    pub fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
+        let p = self
+            .listed
+            .iter()
+            .find(|p| p.info.id == id)
+            .cloned()
+            .ok_or_else(|| RaiseError::UnknownPlugin(id.to_owned()))?;
+        Ok(self.admit(&p, true))
+    }
+
+    /// The embedding program says the managed files changed: the next policy read goes
+    /// to disk, and seating is decided again if `prependPlugins` changed (SPEC §2.1, §2.3).
+    pub fn policy_changed(&self) {
+        self.core.policy_changed();
+        self.reseat(false);
+    }
+
+    /// Takes every log line written so far (after the `ui.log` chain, engine lines
+    /// included), oldest first.
+    pub fn take_log(&self) -> Vec<LogLine> {
+        self.core.take_log()
+    }
+}

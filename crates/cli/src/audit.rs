@@ -1,0 +1,517 @@
+//! `sec-default audit`: runs a built-in catalogue of attacks against a managed
+//! settings folder, each with and without the security default seated, and reports
+//! what holds (issue #2 item 7; SPEC §0, §2, §3, §5).
+//!
+//! Each attack is derived from the policy it runs on and judged by its own oracle,
+//! independent of the security default's predicates (see [`attacks`]). The report
+//! is a table — attack, what the person's plugin achieved unseated (a control: a
+//! breach there is what the security default prevents), what it achieved seated,
+//! HOLDS or BREACH — then the deny/ask rules no synthesized call could exercise,
+//! then what the policy itself leaves open (advice, not breaches).
+
+mod attacks;
+mod synth;
+
+use attacks::{Arm, Family, NotExercised};
+use policy::{ManagedLocation, ManagedSettings, Policy, PolicyError};
+use serde_json::{json, Value};
+use session::{Session, SessionConfig};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The example managed settings compiled into the binary (SPEC §2.1 layout).
+const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
+/// The example `managed-mcp.json` compiled into the binary.
+const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
+
+/// The width the table keeps within.
+const WIDTH: usize = 100;
+/// Column widths: attack, unseated, seated (the result column is last).
+const COLUMNS: [usize; 3] = [44, 22, 22];
+
+/// Which managed folder the audit reads (issue #2 item 7, SPEC §2.1 "Locations").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditSource {
+    /// A folder named with `--managed`; it must exist (bad input otherwise).
+    Folder(PathBuf),
+    /// The platform folder; when it does not exist, the audit runs on the example
+    /// policy embedded in the binary and says so.
+    Platform(PathBuf),
+    /// The example policy embedded in the binary (`examples/managed/`).
+    Embedded,
+}
+
+/// Why the audit could not run (issue #2 item 7 exit codes).
+#[derive(Debug, Clone)]
+pub enum AuditError {
+    /// The managed policy cannot be read (exit 3); the message names the file and
+    /// position (SPEC §2.1 "Fail closed").
+    PolicyUnreadable(PolicyError),
+    /// Bad input (exit 2): a folder that does not exist, is not a folder, or an
+    /// example that cannot be written out.
+    BadInput(String),
+}
+
+impl AuditError {
+    /// The process exit code for this error: 3 for an unreadable policy, 2 for bad
+    /// input (issue #2 item 7).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            AuditError::PolicyUnreadable(_) => 3,
+            AuditError::BadInput(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for AuditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuditError::PolicyUnreadable(e) => write!(f, "{e}"),
+            AuditError::BadInput(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for AuditError {}
+
+/// One attack, run twice (issue #2 item 7).
+#[derive(Debug, Clone)]
+struct Row {
+    family: Family,
+    attack: String,
+    detail: Value,
+    unseated: Arm,
+    seated: Arm,
+}
+
+impl Row {
+    fn verdict(&self) -> &'static str {
+        if self.seated.held {
+            "HOLDS"
+        } else {
+            "BREACH"
+        }
+    }
+}
+
+/// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
+/// the rules not exercised, and the advice on what the policy leaves open.
+#[derive(Debug, Clone)]
+pub struct AuditReport {
+    heading: String,
+    source_kind: &'static str,
+    folder: Option<PathBuf>,
+    seated: bool,
+    seating: String,
+    rows: Vec<Row>,
+    not_exercised: Vec<NotExercised>,
+    advice: Vec<String>,
+    warnings: usize,
+}
+
+impl AuditReport {
+    /// How many attacks the seated session did not hold: the exit code is 1 when
+    /// this is not 0.
+    pub fn breaches(&self) -> usize {
+        self.rows.iter().filter(|r| !r.seated.held).count()
+    }
+
+    /// How many attacks ran.
+    pub fn attacks(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The human report: the folder read (first line), seating, the attack table
+    /// grouped by family within 100 columns, the rules not exercised, the advice.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut line = |s: &str| {
+            out.push_str(s.trim_end());
+            out.push('\n');
+        };
+        line(&self.heading);
+        line(&format!("security default: {}", self.seating));
+        line(&format!(
+            "{} attacks, each run without and with the security default seated: {} breached.",
+            self.attacks(),
+            self.breaches()
+        ));
+        for l in wrap(
+            "UNSEATED is a control session without the security default: a breach there is \
+             what the security default prevents. RESULT judges the SEATED session.",
+            WIDTH,
+            "",
+        ) {
+            line(&l);
+        }
+        line("");
+        line(&row_text([
+            "ATTACK",
+            "UNSEATED (control)",
+            "SEATED",
+            "RESULT",
+        ]));
+        line(&"-".repeat(WIDTH));
+        for family in Family::ALL {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.family == family).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            line(family.title());
+            for r in rows {
+                let attack = format!("  {}", r.attack);
+                line(&row_text([
+                    &attack,
+                    &r.unseated.achieved,
+                    &r.seated.achieved,
+                    r.verdict(),
+                ]));
+            }
+        }
+        if !self.not_exercised.is_empty() {
+            line("");
+            line("not exercised (listed, not judged):");
+            for n in &self.not_exercised {
+                for l in wrap(
+                    &format!("{} {}: {}", n.behavior, n.rule, n.reason),
+                    WIDTH,
+                    "    ",
+                ) {
+                    line(&format!("  {}", l.trim_start_matches("  ")));
+                }
+            }
+        }
+        line("");
+        line("what the policy itself leaves open (advice, not breaches):");
+        if self.advice.is_empty() {
+            line("  nothing found");
+        }
+        for a in &self.advice {
+            let text = format!("- {a}");
+            for l in wrap(&text, WIDTH - 2, "  ") {
+                line(&format!("  {l}"));
+            }
+        }
+        out
+    }
+
+    /// The report as JSON: source, seating, every row with both arms and its result,
+    /// the rules not exercised, the advice, and the counts.
+    pub fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "family": r.family.key(),
+                    "attack": r.attack,
+                    "detail": r.detail,
+                    "unseated": {"achieved": r.unseated.achieved, "held": r.unseated.held},
+                    "seated": {"achieved": r.seated.achieved, "held": r.seated.held},
+                    "result": r.verdict(),
+                })
+            })
+            .collect();
+        let not_exercised: Vec<Value> = self
+            .not_exercised
+            .iter()
+            .map(|n| json!({"behavior": n.behavior, "rule": n.rule, "reason": n.reason}))
+            .collect();
+        json!({
+            "source": {
+                "kind": self.source_kind,
+                "folder": self.folder.as_ref().map(|p| p.display().to_string()),
+                "description": self.heading,
+            },
+            "seated": self.seated,
+            "seating": self.seating,
+            "attacks": self.attacks(),
+            "breaches": self.breaches(),
+            "rows": rows,
+            "not_exercised": not_exercised,
+            "advice": self.advice,
+            "policy_warnings": self.warnings,
+        })
+    }
+}
+
+/// One table line: the cells cut to their columns, the result last.
+fn row_text(cells: [&str; 4]) -> String {
+    let [a, b, c, d] = cells;
+    let [wa, wb, wc] = COLUMNS;
+    format!("{}  {}  {}  {d}", fit(a, wa), fit(b, wb), fit(c, wc))
+}
+
+/// `s` padded or cut (with `…`) to exactly `width` characters.
+fn fit(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        format!("{s}{}", " ".repeat(width - n))
+    } else {
+        let cut: String = s.chars().take(width.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Word-wraps `text` to `width` characters, continuation lines indented by `indent`.
+fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let len = current.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut current));
+            current.push_str(indent);
+        }
+        if !current.is_empty() && !current.ends_with(' ') {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.trim().is_empty() {
+        lines.push(current);
+    }
+    lines
+}
+
+/// A folder written out for the embedded example, removed when dropped.
+struct TempFolder(PathBuf);
+
+impl TempFolder {
+    fn example() -> Result<TempFolder, AuditError> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let dir =
+            std::env::temp_dir().join(format!("sec-default-audit-{}-{stamp}", std::process::id()));
+        let folder = TempFolder(dir);
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&folder.0)?;
+            std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
+            std::fs::write(folder.0.join(policy::MCP_FILE), EXAMPLE_MCP)?;
+            Ok(())
+        };
+        write().map_err(|e| {
+            AuditError::BadInput(format!(
+                "{}: cannot write the embedded example policy: {e}",
+                folder.0.display()
+            ))
+        })?;
+        Ok(folder)
+    }
+}
+
+impl Drop for TempFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the audit on `source` (issue #2 item 7).
+///
+/// # Errors
+///
+/// [`AuditError::PolicyUnreadable`] when the managed policy cannot be read (exit 3),
+/// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
+/// does not exist or is not a folder.
+pub fn run(source: &AuditSource) -> Result<AuditReport, AuditError> {
+    match source {
+        AuditSource::Folder(path) => {
+            if !path.exists() {
+                return Err(AuditError::BadInput(format!(
+                    "{}: the managed folder given does not exist",
+                    path.display()
+                )));
+            }
+            if !path.is_dir() {
+                return Err(AuditError::BadInput(format!(
+                    "{}: the managed folder given is not a folder",
+                    path.display()
+                )));
+            }
+            audit_folder(
+                path,
+                format!("managed folder: {}", path.display()),
+                "folder",
+                Some(path),
+            )
+        }
+        AuditSource::Platform(path) if path.exists() => audit_folder(
+            path,
+            format!("managed folder: {} (the platform folder)", path.display()),
+            "platform",
+            Some(path),
+        ),
+        AuditSource::Platform(path) => embedded(path),
+        AuditSource::Embedded => embedded(&policy::platform_folder()),
+    }
+}
+
+fn embedded(platform: &Path) -> Result<AuditReport, AuditError> {
+    let folder = TempFolder::example()?;
+    audit_folder(
+        &folder.0,
+        format!(
+            "no managed folder at {}; running on the example policy embedded in this binary",
+            platform.display()
+        ),
+        "embedded",
+        None,
+    )
+}
+
+fn audit_folder(
+    folder: &Path,
+    heading: String,
+    source_kind: &'static str,
+    shown: Option<&Path>,
+) -> Result<AuditReport, AuditError> {
+    let policy =
+        policy::read_policy(&ManagedLocation::Explicit(folder.to_path_buf())).map_err(|e| {
+            if e.is_fail_closed() {
+                AuditError::PolicyUnreadable(e)
+            } else {
+                AuditError::BadInput(e.to_string())
+            }
+        })?;
+    let start = |seated: bool| {
+        Session::start(
+            SessionConfig {
+                seated,
+                ..SessionConfig::new(folder)
+            },
+            Vec::new(),
+        )
+        .map_err(|e| AuditError::BadInput(e.to_string()))
+    };
+    let oracle = start(false)?;
+    let seated = start(true)?.is_seated();
+    let (catalogue, not_exercised) = attacks::catalogue(&policy, &oracle);
+    let rows = catalogue
+        .iter()
+        .enumerate()
+        .map(|(i, attack)| Row {
+            family: attack.family,
+            attack: attack.label.clone(),
+            detail: attack.detail.clone(),
+            unseated: attacks::run_arm(folder, false, attack, 10_000 + i),
+            seated: attacks::run_arm(folder, true, attack, 10_000 + i),
+        })
+        .collect();
+    let m = policy.managed();
+    Ok(AuditReport {
+        heading,
+        source_kind,
+        folder: shown.map(Path::to_path_buf),
+        seated,
+        seating: seating(&policy, seated),
+        rows,
+        not_exercised,
+        advice: advice(&policy, &m),
+        warnings: policy.warnings.len(),
+    })
+}
+
+/// Why the security default is or is not seated (SPEC §2.3).
+fn seating(policy: &Policy, seated: bool) -> String {
+    let listed = policy.settings.contains_key("prependPlugins");
+    match (seated, listed) {
+        (true, true) => format!(
+            "seated first in prepend ({} is in prependPlugins)",
+            policy::SEC_DEFAULT_ID
+        ),
+        (true, false) => {
+            "seated first in prepend (no prependPlugins: the engine seats it)".to_owned()
+        }
+        (false, _) => format!(
+            "NOT seated: prependPlugins does not name {}, so none of its holds exist",
+            policy::SEC_DEFAULT_ID
+        ),
+    }
+}
+
+/// What the policy itself leaves open: advice, not breaches (issue #2 item 7).
+fn advice(policy: &Policy, m: &ManagedSettings) -> Vec<String> {
+    let mut out = Vec::new();
+    let listed_prepend = policy.settings.contains_key("prependPlugins");
+    let names_us = m
+        .prepend_plugins
+        .iter()
+        .any(|id| policy::ids_equal(id, policy::SEC_DEFAULT_ID));
+    if listed_prepend && !names_us {
+        out.push(format!(
+            "prependPlugins does not name {}: the security default is not seated; add it first",
+            policy::SEC_DEFAULT_ID
+        ));
+    }
+    if m.deny.is_empty() {
+        out.push("no managed deny rules (permissions.deny): nothing is denied over a person's plugins at tool.check".to_owned());
+    }
+    if m.ask.is_empty() {
+        out.push(
+            "no managed ask rules (permissions.ask): only the mode's own asks stand".to_owned(),
+        );
+    }
+    if !m.allow_managed_permission_rules_only {
+        out.push(
+            "allowManagedPermissionRulesOnly is off: a person's settings may add allow rules (they never beat managed deny or ask rules)"
+                .to_owned(),
+        );
+    }
+    if !m.disable_bypass_permissions_mode {
+        out.push(
+            "permissions.disableBypassPermissionsMode is not \"disable\": in bypassPermissions mode, what no rule denies or asks runs unasked"
+                .to_owned(),
+        );
+    }
+    if m.env_names.is_empty() {
+        out.push("no managed env: only the 19 always-pinned variables are pinned".to_owned());
+    }
+    if m.allowed_mcp_servers.is_none() {
+        out.push(
+            "allowedMcpServers is not set: a person's plugins may register MCP tools under any name that does not fold to the organization's servers or plugins"
+                .to_owned(),
+        );
+    }
+    if m.managed_mcp_servers.is_empty() && !m.managed_mcp_servers_unreadable {
+        out.push("no managedMcpServers and no managed-mcp.json servers: no MCP server name is reserved for the organization".to_owned());
+    }
+    if m.managed_mcp_servers_unreadable {
+        out.push(
+            "managed-mcp.json (or managedMcpServers) cannot be read whole: every person-tier tool registration is refused until it is fixed"
+                .to_owned(),
+        );
+    }
+    if !m.options.allow_managed_mods_only {
+        out.push(format!(
+            "allowManagedModsOnly is off (pluginConfigs[\"{}\"].options): a person's hook modules load; what the security default holds still holds over them",
+            policy::SEC_DEFAULT_ID
+        ));
+    }
+    if m.options.allow_mods_to_override_deny_rules {
+        out.push(
+            "allowModsToOverrideDenyRules is on: a person's plugin may lift managed deny and ask rules (the rule attacks above show it)"
+                .to_owned(),
+        );
+    }
+    if !listed_prepend {
+        out.push(
+            "no prependPlugins: no organization plugin is seated ahead of the person's".to_owned(),
+        );
+    }
+    if attacks::org_plugins(m).is_empty() {
+        out.push("no org plugins (prependPlugins, appendPlugins, enabledPlugins): no plugin name is reserved for the organization".to_owned());
+    }
+    if !policy.warnings.is_empty() {
+        out.push(format!(
+            "the read dropped or repaired {} entr{} of the managed settings: see `sec-default policy show`",
+            policy.warnings.len(),
+            if policy.warnings.len() == 1 { "y" } else { "ies" }
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,245 @@
+//! `sec-default policy show`: what the security default reads from the managed policy
+//! (SPEC §2): sources found, warnings (file, pointer, reason), the two options,
+//! reserved tool-name scopes, pinned variables, rule counts, and whether it is seated.
+
+use crate::{EXIT_BAD_INPUT, EXIT_OK, EXIT_POLICY_UNREADABLE};
+use permissions::{RuleSet, SettingsSource};
+use policy::{ManagedLocation, Policy, PolicyError};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Runs `policy show`; returns the exit code.
+pub fn run(managed: Option<PathBuf>, json: bool) -> u8 {
+    let location = managed.map_or(ManagedLocation::Platform, ManagedLocation::Explicit);
+    match policy::read_policy(&location) {
+        Ok(p) => {
+            let view = view(&location, &p);
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&view).unwrap_or_default()
+                );
+            } else {
+                print!("{}", render(&view));
+            }
+            EXIT_OK
+        }
+        Err(e @ PolicyError::FolderNotFound { .. }) => {
+            eprintln!("sec-default policy show: {e}");
+            EXIT_BAD_INPUT
+        }
+        Err(e) => {
+            eprintln!("sec-default policy show: {e}");
+            eprintln!("sec-default policy show: the security default is seated and holds everything it holds (fail closed)");
+            EXIT_POLICY_UNREADABLE
+        }
+    }
+}
+
+/// One file found in the managed folder.
+#[derive(Debug, Serialize)]
+pub struct SourceView {
+    /// The file, relative to the managed folder.
+    pub file: String,
+    /// `settings`, `drop-in` or `mcp`.
+    pub kind: policy::SourceKind,
+}
+
+/// One warning: the file, the JSON pointer within it, and the reason (SPEC §2.1).
+#[derive(Debug, Serialize)]
+pub struct WarningView {
+    /// The file, relative to the managed folder (or the merged settings, for rules).
+    pub file: String,
+    /// The JSON pointer within it.
+    pub pointer: String,
+    /// Why the entry was dropped or changed.
+    pub reason: String,
+}
+
+/// The two options of SPEC §2.3, as the security default reads them.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionsView {
+    /// On unless absent or `false`.
+    pub allow_managed_mods_only: bool,
+    /// Off unless the literal `true`.
+    pub allow_mods_to_override_deny_rules: bool,
+}
+
+/// Counts of the managed permission rules.
+#[derive(Debug, Serialize)]
+pub struct RuleCounts {
+    /// Deny rules.
+    pub deny: usize,
+    /// Ask rules.
+    pub ask: usize,
+    /// Allow rules.
+    pub allow: usize,
+}
+
+/// What `policy show` reports (the `--json` output; [`render`] prints it).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyView {
+    /// The managed folder read.
+    pub folder: String,
+    /// The files found.
+    pub sources: Vec<SourceView>,
+    /// Salvage and rule warnings.
+    pub warnings: Vec<WarningView>,
+    /// Whether the engine seats the security default under this policy (SPEC §2.3).
+    pub seated: bool,
+    /// The plugin's two options.
+    pub options: OptionsView,
+    /// Reserved tool-name scopes, each with why (SPEC §3.4 step 4).
+    pub reserved_scopes: Vec<String>,
+    /// Pinned variables (SPEC §3.8).
+    pub pinned_variables: Vec<String>,
+    /// Managed permission rule counts.
+    pub rules: RuleCounts,
+    /// `allowedMcpServers`: the number of entries when set at all.
+    pub allowed_mcp_servers: Option<usize>,
+    /// The organization's MCP servers.
+    pub managed_mcp_servers: Vec<String>,
+    /// Whether `managed-mcp.json` is present but cannot be read whole.
+    pub managed_mcp_servers_unreadable: bool,
+}
+
+/// What `policy show` reports for the policy `p` read from `location`.
+#[must_use]
+pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
+    let folder = location.folder();
+    let rel = |path: &std::path::Path| {
+        path.strip_prefix(&folder)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    let m = p.managed();
+    let policy_value = Value::Object(p.settings.clone());
+    let (rules, rule_warnings) = RuleSet::from_sources(&[(SettingsSource::Policy, &policy_value)]);
+    let (deny, ask, allow) = rules.counts();
+    let seated = !p.settings.contains_key("prependPlugins")
+        || m.prepend_plugins
+            .iter()
+            .any(|id| policy::ids_equal(id, sec_default::ID));
+    let mut warnings: Vec<WarningView> = p
+        .warnings
+        .iter()
+        .map(|w| WarningView {
+            file: rel(&w.file),
+            pointer: w.pointer.clone(),
+            reason: w.reason.clone(),
+        })
+        .collect();
+    warnings.extend(rule_warnings.iter().map(|w| WarningView {
+        file: "managed settings (merged)".to_owned(),
+        pointer: w.pointer.clone(),
+        reason: format!("{}: {}", w.rule, w.reason),
+    }));
+    PolicyView {
+        folder: folder.display().to_string(),
+        sources: p
+            .sources
+            .iter()
+            .map(|s| SourceView {
+                file: rel(&s.path),
+                kind: s.kind,
+            })
+            .collect(),
+        warnings,
+        seated,
+        options: OptionsView {
+            allow_managed_mods_only: m.options.allow_managed_mods_only,
+            allow_mods_to_override_deny_rules: m.options.allow_mods_to_override_deny_rules,
+        },
+        reserved_scopes: sec_default::tool_register_refusal::reserved_scopes(&m)
+            .iter()
+            .map(|r| format!("{} ({})", r.scope, r.why))
+            .collect(),
+        pinned_variables: sec_default::pinned_variables::pinned_names(&m),
+        rules: RuleCounts { deny, ask, allow },
+        allowed_mcp_servers: m.allowed_mcp_servers.as_ref().map(Vec::len),
+        managed_mcp_servers: m.managed_mcp_servers.clone(),
+        managed_mcp_servers_unreadable: m.managed_mcp_servers_unreadable,
+    }
+}
+
+/// The human form of [`view`].
+#[must_use]
+pub fn render(v: &PolicyView) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "managed folder: {}", v.folder);
+    if v.sources.is_empty() {
+        let _ = writeln!(s, "sources: none (an empty policy: only the always-pinned variables and the engine's defaults apply)");
+    } else {
+        let _ = writeln!(s, "sources:");
+        for src in &v.sources {
+            let _ = writeln!(
+                s,
+                "  {} ({})",
+                src.file,
+                serde_json::to_value(src.kind)
+                    .ok()
+                    .and_then(|k| k.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    let _ = writeln!(s, "warnings: {}", v.warnings.len());
+    for w in &v.warnings {
+        let pointer = if w.pointer.is_empty() {
+            "(whole file)"
+        } else {
+            w.pointer.as_str()
+        };
+        let _ = writeln!(s, "  {}: {pointer}: {}", w.file, w.reason);
+    }
+    let _ = writeln!(
+        s,
+        "security default: {}",
+        if v.seated {
+            "seated (first link of the prepend tier)"
+        } else {
+            "not seated (prependPlugins does not name cc-plugin-sec-default@builtin)"
+        }
+    );
+    let _ = writeln!(s, "options:");
+    let _ = writeln!(
+        s,
+        "  allowManagedModsOnly: {}",
+        v.options.allow_managed_mods_only
+    );
+    let _ = writeln!(
+        s,
+        "  allowModsToOverrideDenyRules: {}",
+        v.options.allow_mods_to_override_deny_rules
+    );
+    let _ = writeln!(
+        s,
+        "permission rules: {} deny, {} ask, {} allow",
+        v.rules.deny, v.rules.ask, v.rules.allow
+    );
+    match v.allowed_mcp_servers {
+        Some(n) => {
+            let _ = writeln!(s, "allowedMcpServers: set ({n} entries): every person-tier tool registration is refused");
+        }
+        None => {
+            let _ = writeln!(s, "allowedMcpServers: not set");
+        }
+    }
+    if v.managed_mcp_servers_unreadable {
+        let _ = writeln!(s, "managed-mcp.json: cannot be read whole: every person-tier tool registration is refused");
+    }
+    let _ = writeln!(s, "reserved tool-name scopes: {}", v.reserved_scopes.len());
+    for sc in &v.reserved_scopes {
+        let _ = writeln!(s, "  {sc}");
+    }
+    let _ = writeln!(s, "pinned variables: {}", v.pinned_variables.len());
+    for p in &v.pinned_variables {
+        let _ = writeln!(s, "  {p}");
+    }
+    s
+}

@@ -1,0 +1,621 @@
+//! The runner: sets up a session from a scenario (SCENARIOS.md), raises its steps, and
+//! judges each step's expectation — including `$held` (SPEC §5 invariants 1 and 2,
+//! against a twin session with every `user`-tier hook removed) and `$unchanged`
+//! (invariant 7, against a twin with the security default unseated).
+
+use crate::expect::{
+    match_answer, match_log, match_ran, Channel as ExpectChannel, Expectation, Mismatch,
+};
+use crate::format::{Behaviour, PolicySpec, RaiseStep, Scenario, Step};
+use crate::load::LoadedScenario;
+use crate::materialize::{apply_change, write_files, write_policy, SettingsInput as SpecInput};
+use fnhooks::{
+    answer_to_json, Answer, Channel, Cx, Decision, Event, FailureKind, HookError, HookFailure,
+    Next, Plugin, PluginInfo, Registration, Tier, TraceEntry, Verdict,
+};
+use permissions::SessionFacts;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use session::{LogLine, Session, SessionConfig, SettingsInput, SettingsInputs};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::time::Duration;
+use tempfile::TempDir;
+
+/// How to run scenarios (`sec-default test` options, SCENARIOS.md "Running").
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--managed DIR`: replaces every scenario's `policy` with this managed folder.
+    pub managed: Option<PathBuf>,
+    /// `--compare`: also run each scenario unseated and report what sec-default changed.
+    pub compare: bool,
+}
+
+/// Why a scenario could not be set up (bad input: exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A folder or file could not be written or copied.
+    #[error("{0}")]
+    Materialize(#[from] crate::MaterializeError),
+    /// The temporary folder could not be made.
+    #[error("cannot make a temporary folder: {0}")]
+    Temp(std::io::Error),
+    /// A session field does not parse.
+    #[error("{pointer}: {message}")]
+    Session {
+        /// Where, as a JSON pointer within the scenario.
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The session could not start (the managed folder does not exist).
+    #[error("{0}")]
+    Start(#[from] session::SessionError),
+}
+
+/// One failed expectation.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepFailure {
+    /// The step's index in `steps` (`None`: an admission expectation).
+    pub step: Option<usize>,
+    /// What was expected (the step's `expect`, or the admission).
+    pub expected: Value,
+    /// What came back.
+    pub actual: Value,
+    /// Why it does not match.
+    pub why: String,
+    /// The trace of the step's chain run.
+    pub trace: Vec<TraceEntry>,
+}
+
+/// What sec-default changed at one step (`--compare`).
+#[derive(Debug, Clone, Serialize)]
+pub struct StepDiff {
+    /// The step's index.
+    pub step: usize,
+    /// The event raised.
+    pub event: String,
+    /// The answer with sec-default seated.
+    pub seated: Value,
+    /// The answer unseated.
+    pub unseated: Value,
+}
+
+/// The result of one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioReport {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// The scenario's JSON pointer in the file (`""` or `/scenarios/<i>`).
+    pub pointer: String,
+    /// The scenario's name.
+    pub name: String,
+    /// Its `about` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
+    /// Every failed expectation (empty: the scenario passed).
+    pub failures: Vec<StepFailure>,
+    /// With `--compare`: the steps whose answers differ seated vs unseated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<Vec<StepDiff>>,
+}
+
+impl ScenarioReport {
+    /// Whether every expectation held.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Runs one scenario.
+///
+/// # Errors
+///
+/// [`SetupError`] when the scenario cannot be set up (a folder that cannot be written,
+/// a managed folder that does not exist, a session field that does not parse).
+pub fn run_scenario(
+    loaded: &LoadedScenario,
+    options: &RunOptions,
+) -> Result<ScenarioReport, SetupError> {
+    quiet_scripted_panics();
+    let sc = &loaded.scenario;
+    let needs_held = sc
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::Raise(r) if r.expect == Some(Expectation::Held)));
+    let needs_unseated = options.compare
+        || sc
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Raise(r) if r.expect == Some(Expectation::Unchanged)));
+    let main = World::new(loaded, options, Twin::Main)?;
+    let held = needs_held
+        .then(|| World::new(loaded, options, Twin::NoUserHooks))
+        .transpose()?;
+    let unseated = needs_unseated
+        .then(|| World::new(loaded, options, Twin::Unseated))
+        .transpose()?;
+
+    let mut failures = Vec::new();
+    failures.extend(main.admission_failures(sc));
+    main.session.take_log();
+    for w in held.iter().chain(unseated.iter()) {
+        w.session.take_log();
+    }
+    let mut changed = Vec::new();
+
+    for (i, step) in sc.steps.iter().enumerate() {
+        let ran_main = main.step(step)?;
+        let ran_held = held.as_ref().map(|w| w.step(step)).transpose()?;
+        let ran_unseated = unseated.as_ref().map(|w| w.step(step)).transpose()?;
+        let (Some(out), Step::Raise(raise)) = (ran_main, step) else {
+            continue;
+        };
+        if let (true, Some(Some(u))) = (options.compare, &ran_unseated) {
+            let (a, b) = (out.answer_json(), u.answer_json());
+            if a != b {
+                changed.push(StepDiff {
+                    step: i,
+                    event: raise.raise.clone(),
+                    seated: a,
+                    unseated: b,
+                });
+            }
+        }
+        let fail = |expected: Value, why: String| StepFailure {
+            step: Some(i),
+            expected,
+            actual: out.answer_json(),
+            why,
+            trace: out.trace.clone(),
+        };
+        match &raise.expect {
+            None => {}
+            Some(Expectation::Held) => {
+                if let Some(Some(twin)) = &ran_held {
+                    if let Err(why) = judge_held(&raise.raise, &out.answer, &twin.answer) {
+                        failures.push(fail(json!({"$held": twin.answer_json()}), why));
+                    }
+                }
+            }
+            Some(Expectation::Unchanged) => {
+                if let Some(Some(twin)) = &ran_unseated {
+                    if out.answer_json() != twin.answer_json() {
+                        failures.push(fail(
+                            json!({"$unchanged": twin.answer_json()}),
+                            "the answer differs from the same step with sec-default unseated"
+                                .to_owned(),
+                        ));
+                    }
+                }
+            }
+            Some(Expectation::Match(spec)) => {
+                let spec = spec.substituted(&main.cwd_str(), &main.home_str());
+                let expected = json!({"fields": spec.fields, "$log": spec.log.as_ref().map(|_| "see the scenario")});
+                #[expect(
+                    clippy::result_large_err,
+                    reason = "a mismatch is built once per failed step"
+                )]
+                let checks: [Result<(), Mismatch>; 3] = [
+                    match_answer(&spec, out.outcome()),
+                    spec.log
+                        .as_ref()
+                        .map_or(Ok(()), |l| match_log(l, &out.lines())),
+                    match_ran(&spec, &out.ran),
+                ];
+                for err in checks.into_iter().filter_map(Result::err) {
+                    let mut f = fail(expected.clone(), err.to_string());
+                    if err.pointer.starts_with("/$log") {
+                        f.actual = json!(out.log);
+                    } else if err.pointer.starts_with("/$ran")
+                        || err.pointer.starts_with("/$not_ran")
+                    {
+                        f.actual = json!(out.ran);
+                    }
+                    failures.push(f);
+                }
+            }
+        }
+    }
+    Ok(ScenarioReport {
+        file: loaded.file.clone(),
+        pointer: loaded.pointer(),
+        name: sc.name.clone(),
+        about: sc.about.clone(),
+        failures,
+        changed: options.compare.then_some(changed),
+    })
+}
+
+/// `$held` (SCENARIOS.md): for `tool.check`, when the twin's verdict holds (a deny, or
+/// an ask naming `rule`, `hook`, `setting`, `ceiling` or `decider`), the answer must
+/// equal it unless the answer is stricter; other events must answer equally.
+fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String> {
+    if event != fnhooks::names::TOOL_CHECK {
+        return if answer_to_json(answer) == answer_to_json(twin) {
+            Ok(())
+        } else {
+            Err("the answer differs from the same step with no user-tier hooks".to_owned())
+        };
+    }
+    let Ok(Some(held)) = twin.as_ref().map(Verdict::from_value) else {
+        return Ok(());
+    };
+    let holds =
+        held.decision == Decision::Deny || (held.decision == Decision::Ask && held.names_a_cause());
+    if !holds {
+        return Ok(());
+    }
+    let got = answer.as_ref().ok().and_then(Verdict::from_value);
+    match got {
+        Some(v) if v == held || v.decision > held.decision => Ok(()),
+        _ => Err("the held verdict was not returned whole".to_owned()),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Twin {
+    Main,
+    NoUserHooks,
+    Unseated,
+}
+
+struct World {
+    session: Session,
+    managed: PathBuf,
+    cwd: PathBuf,
+    home: PathBuf,
+    ran: Arc<Mutex<Vec<String>>>,
+    _temp: TempDir,
+}
+
+struct StepRun {
+    answer: Answer,
+    trace: Vec<TraceEntry>,
+    log: Vec<LogLine>,
+    ran: Vec<String>,
+}
+
+impl StepRun {
+    fn answer_json(&self) -> Value {
+        answer_to_json(&self.answer)
+    }
+    fn outcome(&self) -> Result<&Value, &str> {
+        match &self.answer {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.failure().message_or_default()),
+        }
+    }
+    fn lines(&self) -> Vec<(ExpectChannel, String)> {
+        self.log
+            .iter()
+            .map(|l| {
+                let c = match l.channel {
+                    Channel::Screen => ExpectChannel::Screen,
+                    Channel::Debug => ExpectChannel::Debug,
+                };
+                (c, l.text.clone())
+            })
+            .collect()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl World {
+    fn new(loaded: &LoadedScenario, options: &RunOptions, twin: Twin) -> Result<World, SetupError> {
+        let sc = &loaded.scenario;
+        let temp = tempfile::tempdir().map_err(SetupError::Temp)?;
+        let managed = temp.path().join("managed");
+        let policy = match &options.managed {
+            Some(dir) => PolicySpec::Dir(std::path::absolute(dir).unwrap_or_else(|_| dir.clone())),
+            None => sc.policy.clone(),
+        };
+        write_policy(&policy, &loaded.file, &managed)?;
+        std::fs::create_dir_all(&managed).map_err(SetupError::Temp)?;
+        let (cwd, home) = match &sc.session.files {
+            Some(files) => {
+                let cwd = temp.path().join("cwd");
+                std::fs::create_dir_all(&cwd).map_err(SetupError::Temp)?;
+                write_files(files, &cwd)?;
+                (cwd, PathBuf::from(&sc.session.home))
+            }
+            None => (
+                PathBuf::from(&sc.session.cwd),
+                PathBuf::from(&sc.session.home),
+            ),
+        };
+        let facts = facts_of(sc, &cwd, &home)?;
+        let [user, project, local, flag] = sc.settings.inputs().map(|(_, i)| settings_input(i));
+        let config = SessionConfig {
+            settings: SettingsInputs {
+                user,
+                project,
+                local,
+                flag,
+            },
+            facts,
+            hook_timeout: Duration::from_millis(sc.session.hook_timeout_ms),
+            tools: sc
+                .session
+                .tools
+                .iter()
+                .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
+                .collect(),
+            seated: sc.seated && twin != Twin::Unseated,
+            ..SessionConfig::new(&managed)
+        };
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let plugins = sc
+            .plugins
+            .iter()
+            .map(|p| {
+                let strip = twin == Twin::NoUserHooks && p.tier == Tier::User;
+                scripted_plugin(p, &ran, strip)
+            })
+            .collect();
+        let session = Session::start(config, plugins)?;
+        Ok(World {
+            session,
+            managed,
+            cwd,
+            home,
+            ran,
+            _temp: temp,
+        })
+    }
+
+    fn cwd_str(&self) -> String {
+        self.cwd.to_string_lossy().into_owned()
+    }
+    fn home_str(&self) -> String {
+        self.home.to_string_lossy().into_owned()
+    }
+
+    fn admission_failures(&self, sc: &Scenario) -> Vec<StepFailure> {
+        let admissions = self.session.admissions();
+        sc.plugins
+            .iter()
+            .filter_map(|p| {
+                let want = p.admitted?;
+                let answer = admissions
+                    .iter()
+                    .find(|(id, _)| *id == p.id)
+                    .map(|(_, a)| a.clone())?;
+                let got = matches!(&answer, Ok(v) if v.get("refuse").is_none());
+                (got != want).then(|| StepFailure {
+                    step: None,
+                    expected: json!({"plugin": p.id, "admitted": want}),
+                    actual: answer_to_json(&answer),
+                    why: format!("{} was {}admitted", p.id, if got { "" } else { "not " }),
+                    trace: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
+    fn step(&self, step: &Step) -> Result<Option<StepRun>, SetupError> {
+        match step {
+            Step::ChangePolicy(change) => {
+                apply_change(&change.change_policy, &self.managed)?;
+                self.session.policy_changed();
+                Ok(None)
+            }
+            Step::Raise(raise) => Ok(Some(self.raise(raise))),
+        }
+    }
+
+    fn raise(&self, raise: &RaiseStep) -> StepRun {
+        lock(&self.ran).clear();
+        let event = crate::expect::substitute(&raise.event, &self.cwd_str(), &self.home_str());
+        let core = raise
+            .core
+            .as_ref()
+            .map(|c| crate::expect::substitute(c, &self.cwd_str(), &self.home_str()));
+        let result = if raise.raise == fnhooks::names::PLUGIN_REGISTER && raise.from.is_none() {
+            match event.get("plugin").and_then(Value::as_str) {
+                Some(id) => self.session.reload(id).map(|a| (a, Vec::new())),
+                None => Ok((
+                    Err(fnhooks::ChainError::new(
+                        FailureKind::Error,
+                        "plugin.register names no plugin",
+                    )),
+                    Vec::new(),
+                )),
+            }
+        } else {
+            self.session.raise_traced(
+                Event::from_value(raise.raise.clone(), event),
+                raise.from.as_deref(),
+                core,
+            )
+        };
+        let (answer, trace) = result.unwrap_or_else(|e| {
+            (
+                Err(fnhooks::ChainError::new(FailureKind::Error, e.to_string())),
+                Vec::new(),
+            )
+        });
+        let log = self.session.take_log();
+        let ran = std::mem::take(&mut *lock(&self.ran));
+        StepRun {
+            answer,
+            trace,
+            log,
+            ran,
+        }
+    }
+}
+
+fn settings_input(i: SpecInput) -> SettingsInput {
+    match i {
+        SpecInput::Absent => SettingsInput::Absent,
+        SpecInput::Value(v) => SettingsInput::Value(v),
+        SpecInput::Raw(s) => SettingsInput::Raw(s),
+        SpecInput::Unreadable => SettingsInput::Unreadable,
+    }
+}
+
+fn facts_of(sc: &Scenario, cwd: &Path, home: &Path) -> Result<SessionFacts, SetupError> {
+    let bad = |field: &str, e: String| SetupError::Session {
+        pointer: format!("/session/{field}"),
+        message: e,
+    };
+    Ok(SessionFacts {
+        mode: sc
+            .session
+            .mode
+            .parse()
+            .map_err(|e: permissions::ParseNameError| bad("mode", e.to_string()))?,
+        loop_kind: sc
+            .session
+            .r#loop
+            .parse()
+            .map_err(|e: permissions::ParseNameError| bad("loop", e.to_string()))?,
+        host: sc
+            .session
+            .host
+            .parse()
+            .map_err(|e: permissions::ParseNameError| bad("host", e.to_string()))?,
+        interactive: sc.session.interactive,
+        cwd: cwd.to_path_buf(),
+        home: home.to_path_buf(),
+    })
+}
+
+/// A plugin whose hooks behave as the scenario scripts them (SCENARIOS.md
+/// "Behaviours"). With `strip_hooks`, the plugin is listed with no hooks (the `$held`
+/// twin's user tier).
+#[must_use]
+pub fn scripted_plugin(
+    spec: &crate::format::PluginSpec,
+    ran: &Arc<Mutex<Vec<String>>>,
+    strip_hooks: bool,
+) -> Plugin {
+    let info = PluginInfo {
+        id: spec.id.clone(),
+        name: spec.manifest_name().to_owned(),
+        tier: spec.tier,
+        worker: spec.worker.clone(),
+    };
+    let mut plugin = Plugin::new(info);
+    if strip_hooks {
+        return plugin;
+    }
+    for h in &spec.hooks {
+        let mut reg = Registration::on(
+            &h.on,
+            behaviour_hook(h.do_.clone(), spec.id.clone(), Arc::clone(ran)),
+        );
+        if let Some(f) = &h.filter {
+            reg = reg.filter(f.clone());
+        }
+        if let Some(c) = &h.catch {
+            reg = reg.catch(behaviour_hook(c.clone(), spec.id.clone(), Arc::clone(ran)));
+        }
+        plugin = plugin.with(reg);
+    }
+    plugin
+}
+
+thread_local! {
+    static SCRIPTED_PANIC: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Keeps the panics of scripted `panic` behaviours off stderr (the engine catches them;
+/// they are expected). Every other panic is reported as usual.
+fn quiet_scripted_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !SCRIPTED_PANIC.with(|c| c.replace(false)) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn behaviour_hook(
+    b: Behaviour,
+    id: String,
+    ran: Arc<Mutex<Vec<String>>>,
+) -> impl Fn(Cx, Event, Next) -> futures::future::BoxFuture<'static, fnhooks::HookResult>
+       + Send
+       + Sync
+       + 'static {
+    move |_cx: Cx, e: Event, next: Next| {
+        {
+            let mut r = lock(&ran);
+            if !r.contains(&id) {
+                r.push(id.clone());
+            }
+        }
+        let b = b.clone();
+        Box::pin(async move { run_behaviour(b, e, next).await })
+    }
+}
+
+async fn run_behaviour(b: Behaviour, e: Event, next: Next) -> fnhooks::HookResult {
+    match b {
+        Behaviour::Pass => Ok(next.run(e).await?),
+        Behaviour::Answer(v) => Ok(v),
+        Behaviour::Replace(v) => {
+            next.run(e).await?;
+            Ok(v)
+        }
+        Behaviour::Patch(fields) => {
+            let answer = next.run(e).await?;
+            let Value::Object(mut obj) = answer else {
+                return Err(HookError::Failed(HookFailure::new(
+                    FailureKind::InvalidAnswer,
+                    "patch: the answer from next is not an object",
+                )));
+            };
+            patch(&mut obj, &fields);
+            Ok(Value::Object(obj))
+        }
+        Behaviour::Hand(fields) => {
+            let mut e = e;
+            for (k, v) in fields {
+                e.fields.insert(k, v);
+            }
+            Ok(next.run(e).await?)
+        }
+        Behaviour::SkipTo(tier) => Ok(next.to(e, tier).await?),
+        Behaviour::Fail(message) => Err(HookError::Failed(HookFailure::new(
+            FailureKind::Error,
+            message,
+        ))),
+        Behaviour::FailAfterNext(message) => {
+            next.run(e).await?;
+            Err(HookError::Failed(HookFailure::new(
+                FailureKind::Error,
+                message,
+            )))
+        }
+        Behaviour::Panic(message) => {
+            SCRIPTED_PANIC.with(|c| c.set(true));
+            #[expect(
+                clippy::panic,
+                reason = "the `panic` behaviour panics on purpose: the engine must catch it"
+            )]
+            std::panic::panic_any(message)
+        }
+        Behaviour::Hang => futures::future::pending().await,
+    }
+}
+
+fn patch(obj: &mut Map<String, Value>, fields: &Map<String, Value>) {
+    for (k, v) in fields {
+        if v.is_null() {
+            obj.remove(k);
+        } else {
+            obj.insert(k.clone(), v.clone());
+        }
+    }
+}

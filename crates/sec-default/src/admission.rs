@@ -1,0 +1,60 @@
+//! `plugin.register` — managed mods only (SPEC §3.9).
+
+use crate::policy;
+use crate::refusals;
+use crate::state::State;
+use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next};
+use serde_json::json;
+use std::sync::Arc;
+
+/// The `plugin.register` hook (registered for `user`-tier modules only): record the
+/// provenance heard, keyed by id; then refuse when `allowManagedModsOnly` is on, else
+/// pass.
+///
+/// Takes the plugin instance's state, the hook's `cx`, the event `{name, tier,
+/// provenance}` and `next`; returns `{admitted: true}` from the chain or
+/// `{refuse: message}`.
+///
+/// # Errors
+///
+/// A failure when the policy cannot be read (the failure handler then refuses), or the
+/// chain's own error, returned as it came.
+///
+/// SPEC §3.9
+pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
+    if let Some(provenance) = e.str_field("provenance") {
+        state.admit(provenance);
+    }
+    let policy = policy::read(&cx).await?;
+    if policy::managed_mods_only(Some(&policy)) {
+        let name = e.str_field("name").unwrap_or_default();
+        return Ok(json!({ "refuse": refusals::managed_mods_only(name) }));
+    }
+    Ok(next.run(e).await?)
+}
+
+/// The failure handler of [`admit`]: write the failure to the debug log; if the hook had
+/// called `next`, return that result, else refuse with the `allowManagedModsOnly` line.
+///
+/// Takes what a hook takes; returns what [`admit`] returns.
+///
+/// # Errors
+///
+/// The chain's own error, returned as it came.
+///
+/// SPEC §3.9 (failure handler)
+pub async fn admit_failed(cx: Cx, e: Event, next: Next) -> HookResult {
+    let name = e.str_field("name").unwrap_or_default().to_owned();
+    let failure = next.error().unwrap_or(HookFailure {
+        kind: FailureKind::Error,
+        message: None,
+    });
+    // Best effort: a log line that fails changes no admission.
+    let _logged = cx
+        .log(refusals::admission_failure(&name, &failure), Channel::Debug)
+        .await;
+    if next.called() {
+        return Ok(next.run(e).await?);
+    }
+    Ok(json!({ "refuse": refusals::managed_mods_only(&name) }))
+}

@@ -1,0 +1,89 @@
+//! The `tool.check` hook and its failure handler (SPEC §3.6).
+
+use super::{caught_answer, held_kind, held_notice, holds_over, is_looser, rewritten_by_users};
+use crate::policy;
+use crate::refusals::Attempt;
+use crate::state::State;
+use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next, Tier};
+use std::sync::Arc;
+
+/// The `tool.check` hook (SPEC §3.6 steps 1–7): run the chain; when a `user`/`prepend`
+/// link rewrote the verdict without tightening it and deny rules hold, evaluate the
+/// question past the user tier and return that verdict whole when it holds, telling the
+/// person once per (plugins, kind).
+///
+/// Takes the plugin instance's state, the hook's `cx`, the event and `next`; returns a
+/// verdict.
+///
+/// # Errors
+///
+/// The chain's own error, returned as it came; a failure (so that the failure handler
+/// answers) when the evaluation past the user tier gives no verdict.
+///
+/// SPEC §3.6
+pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
+    let answer = next.run(e.clone()).await;
+    let mods = rewritten_by_users(&next.trace());
+    if mods.is_empty() {
+        return Ok(answer?);
+    }
+    let policy = policy::read(&cx).await.ok();
+    if !policy::deny_rules_hold(policy.as_ref()) {
+        return Ok(answer?);
+    }
+
+    let tool = e.str_field("tool").unwrap_or_default().to_owned();
+    let held_answer = next.to(e, Tier::Append).await;
+    let (Ok(held_value), Some(held)) = (&held_answer, super::verdict_of(&held_answer)) else {
+        return Err(HookFailure::new(
+            FailureKind::Error,
+            "the check past the user tier gave no verdict",
+        )
+        .into());
+    };
+    if !holds_over(&held, &answer) {
+        return Ok(answer?);
+    }
+
+    let kind = held_kind(&held);
+    let attempt = if is_looser(&answer, &held) {
+        Attempt::Lift
+    } else {
+        Attempt::Reword
+    };
+    for plugins in mods {
+        if state.first_telling(format!("{plugins} {kind}")) {
+            // The notice is best effort: a log line that fails changes no verdict.
+            let _logged = cx
+                .log(
+                    held_notice(&plugins, &tool, &held, attempt),
+                    Channel::Screen,
+                )
+                .await;
+        }
+    }
+    Ok(held_value.clone())
+}
+
+/// The failure handler of [`check`]: take what the failed hook's last run settled on
+/// (or run the remainder now, when it never called `next`); where deny rules hold (fail
+/// closed) return it only when it is a verdict no `user`/`prepend` link rewrote, else an
+/// unchecked deny; where they do not hold, return it.
+///
+/// Takes what a hook takes; returns a verdict.
+///
+/// # Errors
+///
+/// Where deny rules do not hold, the last run's own error, returned as it came.
+///
+/// SPEC §3.6 (failure handler)
+pub async fn check_failed(cx: Cx, e: Event, next: Next) -> HookResult {
+    let last = next.run(e).await;
+    let trace = next.trace();
+    let policy = policy::read(&cx).await.ok();
+    if policy::deny_rules_hold(policy.as_ref()) {
+        let kind = next.error().map_or(FailureKind::Error, |f| f.kind);
+        return Ok(caught_answer(last.as_ref().ok(), &trace, kind));
+    }
+    Ok(last?)
+}

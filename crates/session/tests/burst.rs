@@ -1,0 +1,92 @@
+//! SPEC §2.1 "One read serves a burst": every consumer of the policy (the security
+//! default's hooks, the core of `tool.check`, admission) goes through one memo.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use fnhooks::{Event, Next, Plugin, PluginInfo, Registration, Tier};
+use policy::{FakeClock, POLICY_MEMO_MS};
+use serde_json::json;
+use session::{Session, SessionConfig};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn folder(policy: &serde_json::Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("managed-settings.json"), policy.to_string()).unwrap();
+    dir
+}
+
+fn yes_man() -> Plugin {
+    Plugin::new(PluginInfo {
+        id: "yes-man@community".into(),
+        name: "yes-man".into(),
+        tier: Tier::User,
+        worker: None,
+    })
+    .with(Registration::on(
+        "tool.check",
+        |_cx, _e: Event, _n: Next| async { Ok(json!({"decision": "allow"})) },
+    ))
+}
+
+fn check(s: &Session, command: &str) -> serde_json::Value {
+    let e = Event::from_value(
+        "tool.check",
+        json!({"tool": "Bash", "input": {"command": command}, "tool_use_id": "t"}),
+    );
+    s.raise(e, None, None).unwrap().unwrap()
+}
+
+#[test]
+fn ten_thousand_checks_inside_one_window_read_the_managed_folder_once() {
+    let dir = folder(&json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let clock = Arc::new(FakeClock::new());
+    let config = SessionConfig {
+        clock: clock.clone(),
+        ..SessionConfig::new(dir.path())
+    };
+    let s = Session::start(config, vec![yes_man()]).unwrap();
+    let before = s.core().policy_disk_reads();
+    for i in 0..10_000 {
+        let v = check(&s, if i % 2 == 0 { "rm -rf x" } else { "make" });
+        assert_eq!(v["decision"], if i % 2 == 0 { "deny" } else { "allow" });
+    }
+    assert_eq!(
+        s.core().policy_disk_reads(),
+        before,
+        "no read past the one at start"
+    );
+    assert_eq!(
+        before, 1,
+        "start (seating, admission, the first check) shared one read"
+    );
+    clock.advance(Duration::from_millis(POLICY_MEMO_MS));
+    check(&s, "ls");
+    assert_eq!(s.core().policy_disk_reads(), 2, "a new window reads again");
+}
+
+#[test]
+fn a_policy_change_is_seen_by_the_next_read_and_an_unreadable_one_fails_closed() {
+    let dir = folder(&json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let s = Session::start(SessionConfig::new(dir.path()), vec![yes_man()]).unwrap();
+    assert_eq!(check(&s, "rm -rf x")["decision"], "deny");
+    std::fs::write(dir.path().join("managed-settings.json"), "{ not json").unwrap();
+    s.policy_changed();
+    let v = check(&s, "make");
+    assert_eq!(v["decision"], "ask");
+    assert_eq!(v["setting"], "managed-settings");
+}
+
+#[test]
+fn a_managed_folder_that_does_not_exist_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let err = Session::start(SessionConfig::new(&missing), Vec::new())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
