@@ -9,7 +9,9 @@
 //! HOLDS or BREACH — then the deny/ask rules no synthesized call could exercise,
 //! then what the policy itself leaves open (advice, not breaches).
 
+/// The attack catalogue and its oracles (SPEC §3, §5).
 mod attacks;
+/// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
 
 use attacks::{Arm, Family, NotExercised};
@@ -52,17 +54,8 @@ pub enum AuditError {
     BadInput(String),
 }
 
-impl AuditError {
-    /// The process exit code for this error: 3 for an unreadable policy, 2 for bad
-    /// input (issue #2 item 7).
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            AuditError::PolicyUnreadable(_) => 3,
-            AuditError::BadInput(_) => 2,
-        }
-    }
-}
-
+/// The message printed before exiting 2 or 3: for an unreadable policy, the
+/// file and position (SPEC §2.1).
 impl fmt::Display for AuditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -72,19 +65,27 @@ impl fmt::Display for AuditError {
     }
 }
 
+/// An ordinary error, so callers may box it.
 impl std::error::Error for AuditError {}
 
 /// One attack, run twice (issue #2 item 7).
 #[derive(Debug, Clone)]
 struct Row {
+    /// The attack's family.
     family: Family,
+    /// The attack in a few words.
     attack: String,
+    /// What exactly it did (JSON output).
     detail: Value,
+    /// The control arm: the security default not seated.
     unseated: Arm,
+    /// The security default seated as the engine seats it.
     seated: Arm,
 }
 
+/// The result of a row.
 impl Row {
+    /// `HOLDS` when the seated arm passed its oracle, `BREACH` otherwise (issue #2 item 7).
     fn verdict(&self) -> &'static str {
         if self.seated.held {
             "HOLDS"
@@ -98,17 +99,27 @@ impl Row {
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
 pub struct AuditReport {
+    /// The first line: which folder was read, or that the embedded example ran.
     heading: String,
+    /// `folder`, `platform` or `embedded`.
     source_kind: &'static str,
+    /// The folder read, when it is not the embedded example.
     folder: Option<PathBuf>,
+    /// Whether the security default is seated by this policy (SPEC §2.3).
     seated: bool,
+    /// Why it is or is not seated.
     seating: String,
+    /// The attacks, in catalogue order.
     rows: Vec<Row>,
+    /// Deny/ask rules no synthesized call could exercise.
     not_exercised: Vec<NotExercised>,
+    /// What the policy itself leaves open.
     advice: Vec<String>,
+    /// How many salvage warnings the policy read gave (SPEC §2.1).
     warnings: usize,
 }
 
+/// Counts, the human table and the JSON form of the report (issue #2 item 7).
 impl AuditReport {
     /// How many attacks the seated session did not hold: the exit code is 1 when
     /// this is not 0.
@@ -130,7 +141,9 @@ impl AuditReport {
             out.push('\n');
         };
         line(&self.heading);
-        line(&format!("security default: {}", self.seating));
+        for l in wrap(&format!("security default: {}", self.seating), WIDTH, "  ") {
+            line(&l);
+        }
         line(&format!(
             "{} attacks, each run without and with the security default seated: {} breached.",
             self.attacks(),
@@ -172,12 +185,9 @@ impl AuditReport {
             line("");
             line("not exercised (listed, not judged):");
             for n in &self.not_exercised {
-                for l in wrap(
-                    &format!("{} {}: {}", n.behavior, n.rule, n.reason),
-                    WIDTH,
-                    "    ",
-                ) {
-                    line(&format!("  {}", l.trim_start_matches("  ")));
+                let text = format!("{} {}: {}", n.behavior, n.rule, n.reason);
+                for l in wrap(&text, WIDTH - 2, "  ") {
+                    line(&format!("  {l}"));
                 }
             }
         }
@@ -277,7 +287,10 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
 /// A folder written out for the embedded example, removed when dropped.
 struct TempFolder(PathBuf);
 
+/// Writing out the embedded example.
 impl TempFolder {
+    /// Writes `examples/managed/` (compiled in) to a fresh folder under the system's
+    /// temporary folder (SPEC §2.1 layout).
     fn example() -> Result<TempFolder, AuditError> {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -302,7 +315,9 @@ impl TempFolder {
     }
 }
 
+/// The example folder does not outlive the audit.
 impl Drop for TempFolder {
+    /// Removes the folder; a failure to remove it is not the audit's concern.
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -348,6 +363,7 @@ pub fn run(source: &AuditSource) -> Result<AuditReport, AuditError> {
     }
 }
 
+/// Audits the embedded example, saying that `platform` has no managed folder.
 fn embedded(platform: &Path) -> Result<AuditReport, AuditError> {
     let folder = TempFolder::example()?;
     audit_folder(
@@ -361,6 +377,8 @@ fn embedded(platform: &Path) -> Result<AuditReport, AuditError> {
     )
 }
 
+/// Reads the policy (bad input or fail closed, SPEC §2.1), builds the catalogue
+/// against an oracle session, and runs every attack unseated then seated.
 fn audit_folder(
     folder: &Path,
     heading: String,

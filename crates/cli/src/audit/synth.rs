@@ -25,7 +25,9 @@ pub struct Call {
     pub input: Value,
 }
 
+/// Building calls.
 impl Call {
+    /// A call of `tool` with `input`.
     fn new(tool: &str, input: Value) -> Self {
         Call {
             tool: tool.to_owned(),
@@ -123,6 +125,8 @@ fn fill(pattern: &str) -> String {
     pattern.replace("**", PROBE).replace(['*', '?'], PROBE)
 }
 
+/// Commands a `Bash(...)` specifier meets: `prefix:*` gives the prefix with an
+/// argument and alone, ` *` and `*` are filled in (SPEC §4).
 fn bash_candidates(spec: &str) -> Vec<Call> {
     let spec = spec.trim();
     let bash = |command: String| Call::new("Bash", json!({ "command": command }));
@@ -147,6 +151,7 @@ fn bash_candidates(spec: &str) -> Vec<Call> {
     vec![bash(spec.to_owned())]
 }
 
+/// A URL on the host `domain:<host>` names; `*.x` gives a subdomain (SPEC §4 "WebFetch").
 fn webfetch_candidates(spec: &str) -> Vec<Call> {
     let Some(host) = spec.trim().strip_prefix("domain:") else {
         return Vec::new();
@@ -235,6 +240,7 @@ fn path_candidates(spec: &str) -> Vec<String> {
     out
 }
 
+/// Adds `s` unless already there (candidates stay in order, once each).
 fn push_unique(v: &mut Vec<String>, s: String) {
     if !v.contains(&s) {
         v.push(s);
