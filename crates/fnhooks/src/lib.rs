@@ -41,6 +41,7 @@
 
 mod chain;
 mod event;
+pub mod events;
 mod names_spell;
 mod plugin;
 mod tier;

@@ -3,6 +3,7 @@
 use crate::policy;
 use crate::refusals;
 use crate::state::State;
+use fnhooks::events::{EventInput, PluginRegister};
 use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next};
 use serde_json::json;
 use std::sync::Arc;
@@ -22,13 +23,14 @@ use std::sync::Arc;
 ///
 /// SPEC §3.9
 pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
-    if let Some(provenance) = e.str_field("provenance") {
-        state.admit(provenance);
+    let module = PluginRegister::read(&e);
+    if let Some(m) = &module {
+        state.admit(&m.provenance);
     }
     let policy = policy::read(&cx).await?;
     if policy::managed_mods_only(Some(&policy)) {
-        let name = e.str_field("name").unwrap_or_default();
-        return Ok(json!({ "refuse": refusals::managed_mods_only(name) }));
+        let name = module.map(|m| m.name).unwrap_or_default();
+        return Ok(json!({ "refuse": refusals::managed_mods_only(&name) }));
     }
     Ok(next.run(e).await?)
 }

@@ -19,12 +19,7 @@ pub fn is_orgs(tier: Tier) -> bool {
 /// SPEC §3.3
 #[must_use]
 pub fn is_provided_by_org(e: &Event) -> bool {
-    e.fields
-        .get("provider")
-        .and_then(|p| p.get("tier"))
-        .and_then(serde_json::Value::as_str)
-        .and_then(Tier::parse)
-        .is_some_and(is_orgs)
+    fnhooks::events::Provider::of(e).is_some_and(|p| is_orgs(p.tier))
 }
 
 /// Continue past the user tier, always: `next.to(e, append)`.
