@@ -1,29 +1,48 @@
 //! Shell commands, split into the parts permission rules meet (SPEC §4 "Compound
 //! shell commands").
 //!
-//! **Interim.** [`split`] is a small hand-written lexer, the one function a real shell
-//! parser replaces later: it splits on unquoted `&&`, `||`, `;`, `|`, `|&`, `&` and
-//! newlines, treats `(`, `)`, `$(...)`, backticks, `<(...)` and `>(...)` as
-//! separators (the commands inside substitutions become parts of their own),
-//! resolves quotes and escapes, records redirects, skips comments and here-document
-//! bodies, and refuses (with a [`SplitError`]) what it cannot split with confidence.
+//! [`split`] parses a command with a real shell parser (`brush-parser`, a POSIX/bash
+//! grammar) and walks the syntax tree: `&&`, `||`, `;`, `|`, `|&`, `&`, newlines,
+//! subshells, brace groups, `if`/`while`/`until`/`for`/`case`, function bodies,
+//! `[[ ... ]]` and arithmetic. Every word is resolved (quotes, escapes, `$'...'`
+//! removed); the commands inside `$(...)`, backticks, `<(...)`/`>(...)`, `${...}`
+//! defaults, arithmetic and unquoted here-documents are parsed and walked too and
+//! become simple commands of their own. What it cannot parse is an error.
 //!
 //! [`parse_command`] then turns each simple command into a [`Part`]: the forms deny
 //! and ask rules meet (as written, and after each stripping step of leading
 //! `VAR=value` assignments, shell keywords and wrappers such as `sudo`, `env`,
 //! `timeout`, `xargs`; a program given by path also by its basename), the forms allow
-//! rules meet, and whether the part is in the read-only command set. `sh -c`/`bash -c`
-//! strings, `eval` arguments and `find -exec` commands become parts too.
+//! rules meet, and whether the part is in the read-only command set. The `-c` string
+//! of `sh`/`bash`/`zsh`/`dash`/`ksh`, `eval` arguments, `watch` commands and the
+//! commands of `find -exec/-execdir/-ok` are parsed recursively and become parts too.
+//! The path arguments of the file commands the core recognises, and redirect
+//! targets, become [`FileArg`]s, with the directories a `cd` earlier in the command
+//! may have moved to.
 //!
-//! A command that cannot be split is still met by deny and ask rules through a
+//! A command that cannot be parsed is still met by deny and ask rules through a
 //! coarse fallback split, but [`ParsedCommand::certain`] is `false`: no rule and no
-//! mode default allows it.
+//! mode default allows it. [`parse_command_cached`] memoizes whole parses in a
+//! bounded LRU keyed by the command string.
 
+use brush_parser::ast;
+use brush_parser::word::{self as bword, WordPiece, WordPieceWithSource};
+use brush_parser::{Parser, ParserOptions, SourceInfo};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How deep substitutions, `sh -c` strings and `eval` may nest before a command is
-/// taken as one that cannot be split.
+/// taken as one that cannot be parsed.
 const MAX_DEPTH: usize = 16;
+/// Commands longer than this are not parsed (a plain ask; deny rules still meet them).
+const MAX_LEN: usize = 64 * 1024;
+/// Bracket nesting deeper than this is not parsed (the parser recurses).
+const MAX_NESTING: usize = 64;
+/// How many directories a command may have moved to before the next one is unknown.
+const MAX_BASES: usize = 8;
+/// How many parses [`parse_command_cached`] keeps.
+pub const MEMO_CAPACITY: usize = 1024;
 
 /// One word of a simple command, quotes and escapes resolved.
 ///
@@ -46,10 +65,12 @@ pub struct Word {
 pub enum RedirectKind {
     /// `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&file`: writes the target.
     Write,
-    /// `<`, `<<<`: reads the target (or a string).
+    /// `<`: reads the target.
     Read,
     /// `<<`, `<<-`: a here-document; the target is the delimiter.
     HereDoc,
+    /// `<<<`: a here-string; the target is the string.
+    HereString,
     /// `>&2`, `<&0`, `>&-`: duplicates or closes a descriptor.
     Duplicate,
 }
@@ -65,509 +86,682 @@ pub struct Redirect {
     pub target: Word,
 }
 
+/// The directories a command may be in when one of its parts runs, as written by the
+/// `cd`s before it (`""` is the session's working directory). SPEC §4 "Read and Edit
+/// rules meet shell commands".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bases {
+    /// Every directory the part may run in, relative ones relative to the working
+    /// directory. Always holds `""` unless a `cd` is certain to have run.
+    pub dirs: Vec<String>,
+    /// Whether the part may also run somewhere not known before the shell runs
+    /// (`cd $X`, `cd -`, a `cd` in a loop).
+    pub unknown: bool,
+}
+
+impl Default for Bases {
+    fn default() -> Self {
+        Bases {
+            dirs: vec![String::new()],
+            unknown: false,
+        }
+    }
+}
+
+impl Bases {
+    /// `path` taken from directory `base` (both as written): an absolute or `~` path
+    /// stays as it is.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn join(base: &str, path: &str) -> String {
+        if base.is_empty() || path.starts_with('/') || path.starts_with('~') {
+            path.to_owned()
+        } else if path.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{}/{path}", base.trim_end_matches('/'))
+        }
+    }
+
+    fn cd(&mut self, target: Option<&Word>, certain_to_run: bool) {
+        match target {
+            Some(w) if !w.dynamic && w.text != "-" => {
+                let moved: Vec<String> =
+                    self.dirs.iter().map(|b| Bases::join(b, &w.text)).collect();
+                if !certain_to_run {
+                    self.dirs.extend(moved);
+                } else {
+                    self.dirs = moved;
+                }
+            }
+            None => {
+                if !certain_to_run {
+                    self.dirs.push("~".to_owned());
+                } else {
+                    self.dirs = vec!["~".to_owned()];
+                }
+            }
+            Some(_) => self.unknown = true,
+        }
+        self.tidy();
+    }
+
+    fn tidy(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        self.dirs.retain(|d| seen.insert(d.clone()));
+        if self.dirs.len() > MAX_BASES {
+            self.dirs.truncate(MAX_BASES);
+            self.unknown = true;
+        }
+    }
+}
+
 /// A simple command as [`split`] found it.
 ///
 /// SPEC §4.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SimpleCommand {
-    /// Its words, redirects taken out.
+    /// Its words (leading assignments included), redirects taken out.
     pub words: Vec<Word>,
     /// Its redirects, in order.
     pub redirects: Vec<Redirect>,
-    /// Its text as written, trimmed.
+    /// Its text as written (words and redirects as the parser read them).
     pub raw: String,
+    /// The directories it may run in.
+    pub bases: Bases,
 }
 
-/// Why a command could not be split with confidence.
+/// Why a command could not be parsed with confidence.
 ///
 /// SPEC §4.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SplitError {
-    /// A quote, substitution or brace was opened and never closed.
-    #[error("unbalanced {0}")]
-    Unbalanced(&'static str),
-    /// Substitutions nest deeper than this splitter follows.
+    /// The shell parser refused the command (an unbalanced quote, a syntax error).
+    #[error("the shell parser refused it: {0}")]
+    Syntax(String),
+    /// Substitutions nest deeper than this crate follows.
     #[error("nested more than {MAX_DEPTH} levels deep")]
     TooDeep,
-    /// A construct this interim splitter does not follow.
+    /// A construct whose commands cannot be known before the shell runs.
     #[error("unsupported shell construct: {0}")]
     Unsupported(&'static str),
 }
 
-/// Splits `command` into simple commands (SPEC §4 "Compound shell commands").
+/// Parses `command` into simple commands (SPEC §4 "Compound shell commands").
 ///
-/// Commands found inside `$(...)`, backticks, `<(...)` and `>(...)` are returned as
-/// simple commands of their own, before the command that holds them.
+/// Commands found inside `$(...)`, backticks, `<(...)`, `>(...)`, `${...}`,
+/// arithmetic and unquoted here-documents are returned as simple commands of their
+/// own, before the command that holds them.
 ///
 /// # Errors
 ///
-/// [`SplitError`] when the command has an unbalanced quote, substitution or brace,
-/// nests too deep, or uses a construct this interim splitter cannot follow (a
-/// substitution inside `${...}` or inside an unquoted here-document body).
+/// [`SplitError`] when the parser refuses the command, it nests too deep, or a word
+/// cannot be resolved.
 pub fn split(command: &str) -> Result<Vec<SimpleCommand>, SplitError> {
     split_at(command, 0)
 }
 
 fn split_at(command: &str, depth: usize) -> Result<Vec<SimpleCommand>, SplitError> {
-    if depth > MAX_DEPTH {
+    let mut w = Walker::new(depth, Bases::default());
+    w.text(command)?;
+    match w.error {
+        Some(e) => Err(e),
+        None => Ok(w.out),
+    }
+}
+
+/// The deepest bracket nesting of `s`, counted coarsely (quotes ignored).
+fn nesting(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in s.chars() {
+        match c {
+            '(' | '{' | '[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max.max(s.matches('`').count() / 2)
+}
+
+fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
+    if command.len() > MAX_LEN {
+        return Err(SplitError::Unsupported("a command this long"));
+    }
+    if nesting(command) > MAX_NESTING {
         return Err(SplitError::TooDeep);
     }
-    let chars: Vec<char> = command.chars().collect();
-    let mut lx = Lexer {
-        chars: &chars,
-        depth,
-        out: Vec::new(),
-        cur: SimpleCommand::default(),
-        word: None,
-        pending: None,
-        raw_start: 0,
-        heredocs: Vec::new(),
+    let run = || {
+        let mut parser = Parser::new(
+            std::io::BufReader::new(command.as_bytes()),
+            &ParserOptions::default(),
+            &SourceInfo::default(),
+        );
+        parser.parse_program()
     };
-    lx.run()?;
-    Ok(lx.out)
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => Err(SplitError::Syntax(e.to_string())),
+        Err(_) => Err(SplitError::Unsupported(
+            "a command the shell parser fails on",
+        )),
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Pending {
-    Write,
-    Read,
-    HereDoc { strip_tabs: bool },
-    DupOrWrite,
-}
-
-struct Lexer<'a> {
-    chars: &'a [char],
+/// Walks a syntax tree, collecting simple commands.
+struct Walker {
     depth: usize,
     out: Vec<SimpleCommand>,
-    cur: SimpleCommand,
-    word: Option<Word>,
-    pending: Option<Pending>,
-    raw_start: usize,
-    /// Here-documents whose bodies start after the next newline: (delimiter,
-    /// strip tabs, delimiter quoted).
-    heredocs: Vec<(String, bool, bool)>,
+    error: Option<SplitError>,
+    bases: Bases,
+    /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
+    repeated: usize,
+    /// Inside a conditional or asynchronous context: a `cd` there may not run.
+    uncertain_flow: usize,
 }
 
-impl Lexer<'_> {
-    fn at(&self, i: usize) -> Option<char> {
-        self.chars.get(i).copied()
+impl Walker {
+    fn new(depth: usize, bases: Bases) -> Self {
+        Walker {
+            depth,
+            out: Vec::new(),
+            error: None,
+            bases,
+            repeated: 0,
+            uncertain_flow: 0,
+        }
     }
 
-    fn text(&self, from: usize, to: usize) -> String {
-        self.chars
-            .get(from..to)
-            .map(|s| s.iter().collect())
-            .unwrap_or_default()
+    fn fail(&mut self, e: SplitError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
     }
 
-    fn word_mut(&mut self) -> &mut Word {
-        self.word.get_or_insert_with(Word::default)
-    }
-
-    fn push_char(&mut self, c: char) {
-        self.word_mut().text.push(c);
-    }
-
-    fn push_dynamic(&mut self, s: &str) {
-        let w = self.word_mut();
-        w.text.push_str(s);
-        w.dynamic = true;
-    }
-
-    fn end_word(&mut self) -> Result<(), SplitError> {
-        let Some(word) = self.word.take() else {
-            return Ok(());
-        };
-        match self.pending.take() {
-            None => self.cur.words.push(word),
-            Some(p) => {
-                let kind = match p {
-                    Pending::Write => RedirectKind::Write,
-                    Pending::Read => RedirectKind::Read,
-                    Pending::HereDoc { strip_tabs } => {
-                        if word.dynamic {
-                            return Err(SplitError::Unsupported(
-                                "a here-document delimiter with an expansion",
-                            ));
-                        }
-                        self.heredocs
-                            .push((word.text.clone(), strip_tabs, word.quoted));
-                        RedirectKind::HereDoc
-                    }
-                    Pending::DupOrWrite => {
-                        if word.text == "-"
-                            || (!word.text.is_empty()
-                                && word.text.chars().all(|c| c.is_ascii_digit()))
-                        {
-                            RedirectKind::Duplicate
-                        } else {
-                            RedirectKind::Write
-                        }
-                    }
-                };
-                self.cur.redirects.push(Redirect { kind, target: word });
-            }
+    /// Parses and walks `command` as a nested program.
+    fn text(&mut self, command: &str) -> Result<(), SplitError> {
+        if self.depth > MAX_DEPTH {
+            return Err(SplitError::TooDeep);
+        }
+        let program = parse_program(command)?;
+        for list in &program.complete_commands {
+            self.list(list);
         }
         Ok(())
     }
 
-    /// Ends the current simple command at `end` (exclusive); the next starts at `next`.
-    fn end_command(&mut self, end: usize, next: usize) -> Result<(), SplitError> {
-        self.end_word()?;
-        if self.pending.is_some() {
-            return Err(SplitError::Unsupported("a redirect without a target"));
+    fn nested(&mut self, command: &str) {
+        let mut inner = Walker::new(self.depth + 1, self.bases.clone());
+        inner.repeated = self.repeated;
+        inner.uncertain_flow = self.uncertain_flow + 1;
+        if let Err(e) = inner.text(command) {
+            self.fail(e);
         }
-        let mut cmd = std::mem::take(&mut self.cur);
-        if !cmd.words.is_empty() || !cmd.redirects.is_empty() {
-            cmd.raw = self.text(self.raw_start, end).trim().to_owned();
+        if let Some(e) = inner.error.take() {
+            self.fail(e);
+        }
+        // A substitution runs in a subshell: its `cd` stays there, but keep the
+        // directories anyway (more candidates only make matching stricter).
+        self.bases.dirs.extend(inner.bases.dirs);
+        self.bases.unknown |= inner.bases.unknown;
+        self.bases.tidy();
+        self.out.append(&mut inner.out);
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for item in &list.0 {
+            let asynchronous = matches!(item.1, ast::SeparatorOperator::Async);
+            self.uncertain_flow += usize::from(asynchronous);
+            self.and_or(&item.0);
+            self.uncertain_flow -= usize::from(asynchronous);
+        }
+    }
+
+    /// A `cd` is certain to have moved the commands after it only when it ran (all
+    /// operators before it are `&&`) and they run only if it succeeded (`&&` after it).
+    fn and_or(&mut self, list: &ast::AndOrList) {
+        let ands: Vec<bool> = list
+            .additional
+            .iter()
+            .map(|a| matches!(a, ast::AndOr::And(_)))
+            .collect();
+        let pipelines =
+            std::iter::once(&list.first).chain(list.additional.iter().map(|a| match a {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            }));
+        for (i, p) in pipelines.enumerate() {
+            let certain = ands.get(..i).is_some_and(|b| b.iter().all(|x| *x))
+                && ands.get(i).copied().unwrap_or(false);
+            let flag = usize::from(!certain);
+            self.uncertain_flow += flag;
+            self.pipeline(p);
+            self.uncertain_flow -= flag;
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) {
+        let piped = usize::from(p.seq.len() > 1);
+        self.uncertain_flow += piped;
+        for c in &p.seq {
+            self.command(c);
+        }
+        self.uncertain_flow -= piped;
+    }
+
+    fn command(&mut self, c: &ast::Command) {
+        match c {
+            ast::Command::Simple(s) => self.simple(s),
+            ast::Command::Compound(cc, redirects) => {
+                self.compound(cc);
+                self.redirect_only(redirects.as_ref().map(|r| r.0.as_slice()));
+            }
+            ast::Command::Function(f) => {
+                self.repeated += 1;
+                self.uncertain_flow += 1;
+                self.compound(&f.body.0);
+                self.redirect_only(f.body.1.as_ref().map(|r| r.0.as_slice()));
+                self.repeated -= 1;
+                self.uncertain_flow -= 1;
+            }
+            ast::Command::ExtendedTest(e) => self.extended_test(e),
+        }
+    }
+
+    fn redirect_only(&mut self, redirects: Option<&[ast::IoRedirect]>) {
+        let Some(redirects) = redirects else { return };
+        let mut cmd = SimpleCommand {
+            bases: self.bases.clone(),
+            ..SimpleCommand::default()
+        };
+        for r in redirects {
+            self.redirect(r, &mut cmd);
+        }
+        if !cmd.redirects.is_empty() {
             self.out.push(cmd);
         }
-        self.raw_start = next;
-        Ok(())
     }
 
-    /// Splits the text between `from` and `to` as a nested command.
-    fn nested(&mut self, from: usize, to: usize) -> Result<(), SplitError> {
-        let inner = self.text(from, to);
-        let mut cmds = split_at(&inner, self.depth + 1)?;
-        self.out.append(&mut cmds);
-        Ok(())
-    }
-
-    fn run(&mut self) -> Result<(), SplitError> {
-        let mut i = 0;
-        while let Some(c) = self.at(i) {
-            i = match c {
-                '\\' => match self.at(i + 1) {
-                    Some('\n') => i + 2,
-                    Some(n) => {
-                        self.push_char(n);
-                        self.word_mut().quoted = true;
-                        i + 2
-                    }
-                    None => {
-                        self.push_char('\\');
-                        i + 1
-                    }
-                },
-                '\'' => {
-                    let end = find_char(self.chars, i + 1, '\'')
-                        .ok_or(SplitError::Unbalanced("single quote"))?;
-                    let s = self.text(i + 1, end);
-                    let w = self.word_mut();
-                    w.text.push_str(&s);
-                    w.quoted = true;
-                    end + 1
-                }
-                '"' => self.double_quoted(i + 1)?,
-                '`' => self.backtick(i)?,
-                '$' => self.dollar(i)?,
-                '<' | '>' if self.at(i + 1) == Some('(') => {
-                    let end = find_close(self.chars, i + 1)
-                        .ok_or(SplitError::Unbalanced("process substitution"))?;
-                    self.nested(i + 2, end)?;
-                    let raw = self.text(i, end + 1);
-                    self.push_dynamic(&raw);
-                    end + 1
-                }
-                '<' | '>' => self.redirect(i)?,
-                '&' => match self.at(i + 1) {
-                    Some('&') => {
-                        self.end_command(i, i + 2)?;
-                        i + 2
-                    }
-                    Some('>') => {
-                        self.end_word()?;
-                        self.pending = Some(Pending::Write);
-                        if self.at(i + 2) == Some('>') {
-                            i + 3
-                        } else {
-                            i + 2
-                        }
-                    }
-                    _ => {
-                        self.end_command(i, i + 1)?;
-                        i + 1
-                    }
-                },
-                '|' => {
-                    let len = if matches!(self.at(i + 1), Some('|' | '&')) {
-                        2
-                    } else {
-                        1
-                    };
-                    self.end_command(i, i + len)?;
-                    i + len
-                }
-                ';' | '(' | ')' => {
-                    self.end_command(i, i + 1)?;
-                    i + 1
-                }
-                '\n' => {
-                    self.end_command(i, i + 1)?;
-                    let next = self.skip_heredocs(i + 1)?;
-                    self.raw_start = next;
-                    next
-                }
-                '#' if self.word.is_none() => {
-                    let mut j = i;
-                    while let Some(c) = self.at(j) {
-                        if c == '\n' {
-                            break;
-                        }
-                        j += 1;
-                    }
-                    // The comment is no part of the command's text.
-                    self.end_command(i, j)?;
-                    j
-                }
-                ' ' | '\t' | '\r' => {
-                    self.end_word()?;
-                    i + 1
-                }
-                c => {
-                    // An unquoted glob makes the word's value known only at run time.
-                    let glob = matches!(c, '*' | '?') || (c == '[' && self.word.is_some());
-                    self.push_char(c);
-                    if glob {
-                        self.word_mut().dynamic = true;
-                    }
-                    i + 1
-                }
-            };
-        }
-        self.end_command(self.chars.len(), self.chars.len())?;
-        if !self.heredocs.is_empty() {
-            return Err(SplitError::Unbalanced("here-document"));
-        }
-        Ok(())
-    }
-
-    fn double_quoted(&mut self, start: usize) -> Result<usize, SplitError> {
-        self.word_mut().quoted = true;
-        let mut i = start;
-        loop {
-            let Some(c) = self.at(i) else {
-                return Err(SplitError::Unbalanced("double quote"));
-            };
-            i = match c {
-                '"' => return Ok(i + 1),
-                '\\' => match self.at(i + 1) {
-                    Some('\n') => i + 2,
-                    Some(n @ ('$' | '`' | '"' | '\\')) => {
-                        self.push_char(n);
-                        i + 2
-                    }
-                    _ => {
-                        self.push_char('\\');
-                        i + 1
-                    }
-                },
-                '`' => self.backtick(i)?,
-                '$' => self.dollar(i)?,
-                c => {
-                    self.push_char(c);
-                    i + 1
-                }
-            };
-        }
-    }
-
-    fn backtick(&mut self, i: usize) -> Result<usize, SplitError> {
-        let end = find_backtick(self.chars, i + 1).ok_or(SplitError::Unbalanced("backtick"))?;
-        self.nested(i + 1, end)?;
-        let raw = self.text(i, end + 1);
-        self.push_dynamic(&raw);
-        Ok(end + 1)
-    }
-
-    fn dollar(&mut self, i: usize) -> Result<usize, SplitError> {
-        match self.at(i + 1) {
-            Some('(') => {
-                let end = find_close(self.chars, i + 1)
-                    .ok_or(SplitError::Unbalanced("command substitution"))?;
-                self.nested(i + 2, end)?;
-                let raw = self.text(i, end + 1);
-                self.push_dynamic(&raw);
-                Ok(end + 1)
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr) {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
             }
-            Some('{') => {
-                let end = find_brace(self.chars, i + 1).ok_or(SplitError::Unbalanced("brace"))?;
-                let raw = self.text(i, end + 1);
-                if raw.contains("$(")
-                    || raw.contains('`')
-                    || raw.contains("<(")
-                    || raw.contains(">(")
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
+                self.extended_test(a);
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+                self.word(&w.value);
+            }
+            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.word(&a.value);
+                self.word(&b.value);
+            }
+        }
+    }
+
+    fn compound(&mut self, cc: &ast::CompoundCommand) {
+        match cc {
+            ast::CompoundCommand::Arithmetic(a) => self.scan(&a.expr.value),
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
                 {
-                    return Err(SplitError::Unsupported("a substitution inside ${...}"));
+                    self.scan(&e.value);
                 }
-                self.push_dynamic(&raw);
-                Ok(end + 1)
+                self.looped(|w| w.list(&f.body.0));
             }
-            Some('\'') => {
-                // ANSI-C quoting: the text is kept as written, escapes unresolved.
-                let mut j = i + 2;
-                loop {
-                    match self.at(j) {
-                        None => return Err(SplitError::Unbalanced("$'...' quote")),
-                        Some('\\') => j += 2,
-                        Some('\'') => break,
-                        Some(_) => j += 1,
+            ast::CompoundCommand::BraceGroup(b) => self.list(&b.0),
+            ast::CompoundCommand::Subshell(s) => self.list(&s.0),
+            ast::CompoundCommand::ForClause(f) => {
+                for v in f.values.iter().flatten() {
+                    self.word(&v.value);
+                }
+                self.looped(|w| w.list(&f.body.0));
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                self.word(&c.value.value);
+                self.uncertain_flow += 1;
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(&p.value);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd);
                     }
                 }
-                let s = self.text(i + 2, j);
-                let w = self.word_mut();
-                w.text.push_str(&s);
-                w.quoted = true;
-                Ok(j + 1)
+                self.uncertain_flow -= 1;
             }
-            Some(c) if c.is_ascii_alphanumeric() || "_?#@*!$-".contains(c) => {
-                self.push_dynamic("$");
-                Ok(i + 1)
+            ast::CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.uncertain_flow += 1;
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c);
+                    }
+                    self.list(&e.body);
+                }
+                self.uncertain_flow -= 1;
             }
-            _ => {
-                self.push_char('$');
-                Ok(i + 1)
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.looped(|me| {
+                    me.list(&w.0);
+                    me.list(&w.1 .0);
+                });
             }
         }
     }
 
-    fn redirect(&mut self, i: usize) -> Result<usize, SplitError> {
-        // A word of digits right before the operator is a descriptor number.
-        let fd_word = self.word.as_ref().is_some_and(|w| {
-            !w.quoted && !w.text.is_empty() && w.text.chars().all(|c| c.is_ascii_digit())
-        });
-        if fd_word {
-            self.word = None;
-        } else {
-            self.end_word()?;
+    fn looped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.repeated += 1;
+        self.uncertain_flow += 1;
+        f(self);
+        self.repeated -= 1;
+        self.uncertain_flow -= 1;
+    }
+
+    fn simple(&mut self, s: &ast::SimpleCommand) {
+        let mut cmd = SimpleCommand::default();
+        let mut raw: Vec<String> = Vec::new();
+        let items = s
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter().map(Some))
+            .chain(std::iter::once(None))
+            .chain(s.suffix.iter().flat_map(|p| p.0.iter().map(Some)));
+        for item in items {
+            match item {
+                None => {
+                    if let Some(w) = &s.word_or_name {
+                        raw.push(w.value.clone());
+                        let word = self.word(&w.value);
+                        cmd.words.push(word);
+                    }
+                }
+                Some(ast::CommandPrefixOrSuffixItem::Word(w)) => {
+                    raw.push(w.value.clone());
+                    let word = self.word(&w.value);
+                    cmd.words.push(word);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)) => {
+                    raw.push(w.value.clone());
+                    let word = self.word(&w.value);
+                    cmd.words.push(word);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::IoRedirect(r)) => {
+                    raw.push(r.to_string().trim().to_owned());
+                    self.redirect(r, &mut cmd);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub)) => {
+                    let text = format!("{kind}({sub})");
+                    raw.push(text.clone());
+                    self.list(&sub.0);
+                    cmd.words.push(Word {
+                        text,
+                        dynamic: true,
+                        quoted: false,
+                    });
+                }
+            }
         }
-        if self.pending.is_some() {
-            return Err(SplitError::Unsupported("a redirect without a target"));
+        cmd.raw = raw.join(" ");
+        cmd.bases = self.bases.clone();
+        self.track_cd(&cmd.words);
+        if !cmd.words.is_empty() || !cmd.redirects.is_empty() {
+            self.out.push(cmd);
         }
-        let c0 = self.at(i);
-        let c1 = self.at(i + 1);
-        let c2 = self.at(i + 2);
-        let (pending, len) = match (c0, c1, c2) {
-            (Some('>'), Some('>'), _) | (Some('>'), Some('|'), _) => (Pending::Write, 2),
-            (Some('>'), Some('&'), _) | (Some('<'), Some('&'), _) => (Pending::DupOrWrite, 2),
-            (Some('>'), _, _) => (Pending::Write, 1),
-            (Some('<'), Some('<'), Some('<')) => (Pending::Read, 3),
-            (Some('<'), Some('<'), Some('-')) => (Pending::HereDoc { strip_tabs: true }, 3),
-            (Some('<'), Some('<'), _) => (Pending::HereDoc { strip_tabs: false }, 2),
-            (Some('<'), Some('>'), _) => (Pending::Write, 2),
-            _ => (Pending::Read, 1),
+    }
+
+    /// Follows a `cd`/`pushd`/`popd` among `words` (past wrappers).
+    fn track_cd(&mut self, words: &[Word]) {
+        let mut rest = words;
+        while let Some(n) = strip_step(rest, false) {
+            if n == 0 {
+                break;
+            }
+            rest = rest.get(n..).unwrap_or_default();
+        }
+        let Some((first, args)) = rest.split_first() else {
+            return;
         };
-        self.pending = Some(pending);
-        Ok(i + len)
-    }
-
-    /// Skips the bodies of the here-documents opened on the line that just ended.
-    fn skip_heredocs(&mut self, start: usize) -> Result<usize, SplitError> {
-        let mut j = start;
-        for (delim, strip_tabs, quoted) in std::mem::take(&mut self.heredocs) {
-            loop {
-                if j >= self.chars.len() {
-                    return Err(SplitError::Unbalanced("here-document"));
-                }
-                let mut end = j;
-                while self.at(end).is_some_and(|c| c != '\n') {
-                    end += 1;
-                }
-                let line = self.text(j, end);
-                j = end + 1;
-                let cmp = if strip_tabs {
-                    line.trim_start_matches('\t')
-                } else {
-                    line.as_str()
+        let certain = self.uncertain_flow == 0;
+        match first.text.as_str() {
+            "cd" | "pushd" | "chdir" => {
+                let target = args
+                    .iter()
+                    .find(|a| a.text == "--" || !a.text.starts_with('-') || a.text == "-");
+                let target = match target {
+                    Some(t) if t.text == "--" => args.iter().skip_while(|a| a.text != "--").nth(1),
+                    t => t,
                 };
-                if cmp == delim {
-                    break;
+                if self.repeated > 0 {
+                    self.bases.unknown = true;
+                } else {
+                    self.bases.cd(target, certain);
                 }
-                if !quoted && (line.contains("$(") || line.contains('`')) {
-                    return Err(SplitError::Unsupported(
-                        "a substitution inside a here-document",
-                    ));
+            }
+            "popd" => self.bases.unknown = true,
+            _ => {}
+        }
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect, cmd: &mut SimpleCommand) {
+        use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
+        match r {
+            ast::IoRedirect::File(_, kind, target) => {
+                let word = match target {
+                    T::Filename(w) | T::Duplicate(w) => self.word(&w.value),
+                    T::Fd(n) => Word {
+                        text: n.to_string(),
+                        ..Word::default()
+                    },
+                    T::ProcessSubstitution(_, sub) => {
+                        self.list(&sub.0);
+                        return;
+                    }
+                };
+                let kind = match (kind, target) {
+                    (_, T::Fd(_)) => RedirectKind::Duplicate,
+                    (K::Read, _) => RedirectKind::Read,
+                    (K::DuplicateInput | K::DuplicateOutput, _)
+                        if word.text == "-"
+                            || (!word.text.is_empty()
+                                && word.text.chars().all(|c| c.is_ascii_digit())) =>
+                    {
+                        RedirectKind::Duplicate
+                    }
+                    (K::DuplicateInput, _) => RedirectKind::Read,
+                    _ => RedirectKind::Write,
+                };
+                cmd.redirects.push(Redirect { kind, target: word });
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if doc.requires_expansion {
+                    self.scan(&doc.doc.value);
+                }
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::HereDoc,
+                    target: Word {
+                        text: doc.here_end.value.clone(),
+                        ..Word::default()
+                    },
+                });
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                let target = self.word(&w.value);
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::HereString,
+                    target,
+                });
+            }
+            ast::IoRedirect::OutputAndError(w, _) => {
+                let target = self.word(&w.value);
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::Write,
+                    target,
+                });
+            }
+        }
+    }
+
+    /// Resolves one word; the commands inside it are walked.
+    fn word(&mut self, raw: &str) -> Word {
+        let mut w = Word::default();
+        match bword::parse(raw, &ParserOptions::default()) {
+            Ok(pieces) => self.pieces(&pieces, raw, &mut w, false),
+            Err(_) => {
+                self.fail(SplitError::Syntax(format!("the word {raw:?}")));
+                w.text = raw.to_owned();
+                w.dynamic = true;
+            }
+        }
+        w
+    }
+
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], src: &str, w: &mut Word, in_dq: bool) {
+        for p in pieces {
+            let piece_src = src.get(p.start_index..p.end_index).unwrap_or_default();
+            match &p.piece {
+                WordPiece::Text(t) => {
+                    if !in_dq
+                        && (t.contains(['*', '?'])
+                            || t.find('[')
+                                .is_some_and(|i| t.get(i + 1..).is_some_and(|r| r.contains(']'))))
+                    {
+                        w.dynamic = true;
+                    }
+                    w.text.push_str(t);
+                }
+                WordPiece::SingleQuotedText(t) => {
+                    w.quoted = true;
+                    w.text.push_str(t);
+                }
+                WordPiece::AnsiCQuotedText(t) => {
+                    w.quoted = true;
+                    w.text.push_str(&ansi_c(t));
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    w.quoted = true;
+                    self.pieces(inner, src, w, true);
+                }
+                WordPiece::TildePrefix(user) => {
+                    w.text.push('~');
+                    w.text.push_str(user);
+                    if !user.is_empty() {
+                        w.dynamic = true;
+                    }
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    w.dynamic = true;
+                    w.text.push_str(piece_src);
+                    let inner = piece_src
+                        .strip_prefix("${")
+                        .and_then(|s| s.strip_suffix('}'))
+                        .unwrap_or_default();
+                    self.scan(inner);
+                }
+                WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                    w.dynamic = true;
+                    w.text.push_str(&format!("$({s})"));
+                    self.nested(s);
+                }
+                WordPiece::EscapeSequence(e) => {
+                    w.quoted = true;
+                    let c = e.strip_prefix('\\').unwrap_or(e);
+                    if c != "\n" {
+                        w.text.push_str(c);
+                    }
+                }
+                WordPiece::ArithmeticExpression(a) => {
+                    w.dynamic = true;
+                    w.text.push_str(&format!("$(({}))", a.value));
+                    self.scan(&a.value);
                 }
             }
         }
-        Ok(j.min(self.chars.len()))
+    }
+
+    /// Walks the substitutions inside text that is expanded like a double-quoted
+    /// string (here-document bodies, `${...}` operands, arithmetic).
+    fn scan(&mut self, text: &str) {
+        if !(text.contains("$(") || text.contains('`') || text.contains("${")) {
+            return;
+        }
+        if self.depth > MAX_DEPTH {
+            self.fail(SplitError::TooDeep);
+            return;
+        }
+        let quoted = format!("\"{}\"", text.replace('"', "\\\""));
+        self.depth += 1;
+        let _ = self.word(&quoted);
+        self.depth -= 1;
     }
 }
 
-fn find_char(chars: &[char], from: usize, target: char) -> Option<usize> {
-    chars
-        .get(from..)?
-        .iter()
-        .position(|&c| c == target)
-        .map(|p| p + from)
-}
-
-fn find_backtick(chars: &[char], from: usize) -> Option<usize> {
-    let mut j = from;
-    loop {
-        match chars.get(j)? {
-            '\\' => j += 2,
-            '`' => return Some(j),
-            _ => j += 1,
-        }
-    }
-}
-
-/// Skips a double-quoted string whose opening quote is at `open`; returns the index
-/// of the closing quote.
-fn skip_double(chars: &[char], open: usize) -> Option<usize> {
-    let mut j = open + 1;
-    loop {
-        match chars.get(j)? {
-            '\\' => j += 2,
-            '"' => return Some(j),
-            _ => j += 1,
-        }
-    }
-}
-
-/// The index of the `)` that closes the `(` at `open`, quotes respected.
-fn find_close(chars: &[char], open: usize) -> Option<usize> {
-    find_matching(chars, open, '(', ')')
-}
-
-/// The index of the `}` that closes the `{` at `open`, quotes respected.
-fn find_brace(chars: &[char], open: usize) -> Option<usize> {
-    find_matching(chars, open, '{', '}')
-}
-
-fn find_matching(chars: &[char], open: usize, left: char, right: char) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut j = open;
-    loop {
-        let c = *chars.get(j)?;
-        if c == '\\' {
-            j += 2;
+/// Resolves the escapes of an ANSI-C quoted string (`$'...'`).
+fn ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
             continue;
         }
-        if c == '\'' {
-            j = find_char(chars, j + 1, '\'')? + 1;
-            continue;
-        }
-        if c == '"' {
-            j = skip_double(chars, j)? + 1;
-            continue;
-        }
-        if c == '`' {
-            j = find_backtick(chars, j + 1)? + 1;
-            continue;
-        }
-        if c == left {
-            depth += 1;
-        } else if c == right {
-            depth = depth.saturating_sub(1);
-            if depth == 0 {
-                return Some(j);
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let radix_char = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+                          radix: u32,
+                          max: usize,
+                          first: Option<char>| {
+            let mut digits = String::new();
+            if let Some(f) = first {
+                digits.push(f);
             }
+            while digits.len() < max {
+                match chars.peek() {
+                    Some(d) if d.is_digit(radix) => {
+                        digits.push(*d);
+                        chars.next();
+                    }
+                    _ => break,
+                }
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let decoded = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            'x' => radix_char(&mut chars, 16, 2, None),
+            'u' => radix_char(&mut chars, 16, 4, None),
+            'U' => radix_char(&mut chars, 16, 8, None),
+            '0'..='7' => radix_char(&mut chars, 8, 3, Some(e)),
+            other => {
+                out.push('\\');
+                Some(other)
+            }
+        };
+        if let Some(d) = decoded {
+            out.push(d);
         }
-        j += 1;
     }
+    out
 }
 
 // ---------------------------------------------------------------------------------
@@ -594,8 +788,54 @@ pub struct Part {
     pub allowable: bool,
     /// Whether the part's command is in the read-only command set (SPEC §4
     /// "Defaults"); what it writes through redirects is in
-    /// [`ParsedCommand::write_targets`].
+    /// [`ParsedCommand::files`].
     pub read_only: bool,
+    /// Whether the part is a common filesystem command `acceptEdits` mode accepts in
+    /// the working directories (`mkdir`, `touch`, `mv`, `cp`; reference §3.4).
+    pub edits_files: bool,
+}
+
+/// A file a command reads or writes: a path argument of a file command the core
+/// recognises, or a redirect target (SPEC §4: judged as `Read(<path>)` or
+/// `Edit(<path>)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileArg {
+    /// The path as written (quotes resolved).
+    pub path: String,
+    /// Whether the command writes it (else it only reads it).
+    pub write: bool,
+    /// Whether it is a redirect target (an allow rule for the command does not
+    /// cover a redirect write: it needs an Edit allow of its own).
+    pub redirect: bool,
+    /// Whether the path holds an expansion or a glob (known only at run time).
+    pub dynamic: bool,
+    /// The directories a relative path is taken from.
+    pub bases: Bases,
+}
+
+impl FileArg {
+    /// Whether the path can be resolved before the shell runs: no expansion, and
+    /// absolute or `~`, or relative to directories all known.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn resolvable(&self) -> bool {
+        !self.dynamic
+            && (self.path.starts_with('/') || self.path.starts_with('~') || !self.bases.unknown)
+    }
+
+    /// The path as written, taken from each of the directories it may be relative
+    /// to (absolute and `~` paths as they are).
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn candidates(&self) -> Vec<String> {
+        self.bases
+            .dirs
+            .iter()
+            .map(|b| Bases::join(b, &self.path))
+            .collect()
+    }
 }
 
 /// A file a command writes through a redirect (SPEC §4: judged as `Edit(<path>)`).
@@ -604,7 +844,7 @@ pub struct WriteTarget {
     /// The target as written (quotes resolved).
     pub path: String,
     /// Whether the path can be resolved: `false` when it holds an expansion, or when
-    /// it is relative and the command changes directory first.
+    /// it is relative and the command changes directory somewhere unknown first.
     pub resolvable: bool,
 }
 
@@ -617,7 +857,10 @@ pub struct ParsedCommand {
     pub parts: Vec<Part>,
     /// Files written through redirects (`/dev/null` excepted).
     pub write_targets: Vec<WriteTarget>,
-    /// Whether the command was split with confidence. When `false`, no rule and no
+    /// Every file the command reads or writes that the core recognises: redirect
+    /// targets (`/dev/null` excepted) and the path arguments of file commands.
+    pub files: Vec<FileArg>,
+    /// Whether the command was parsed with confidence. When `false`, no rule and no
     /// mode default allows it.
     pub certain: bool,
 }
@@ -630,42 +873,103 @@ impl ParsedCommand {
         self.certain
             && !self.parts.is_empty()
             && self.parts.iter().all(|p| p.read_only)
-            && self.write_targets.is_empty()
+            && !self.files.iter().any(|f| f.write)
     }
 }
 
-/// Splits and analyses `command` (SPEC §4 "Compound shell commands"). Never fails:
+/// Parses and analyses `command` (SPEC §4 "Compound shell commands"). Never fails:
 /// a command [`split`] refuses is met by a coarse split and marked not
 /// [`certain`](ParsedCommand::certain).
 #[must_use]
 pub fn parse_command(command: &str) -> ParsedCommand {
-    parse_at(command, 0)
+    parse_at(command, 0, &Bases::default())
 }
 
-fn parse_at(command: &str, depth: usize) -> ParsedCommand {
-    let mut parsed = ParsedCommand {
-        full: command.trim().to_owned(),
-        parts: Vec::new(),
-        write_targets: Vec::new(),
-        certain: true,
-    };
-    match split_at(command, depth) {
-        Ok(simples) => {
-            let changes_dir = simples.iter().any(|s| {
-                s.words
-                    .first()
-                    .is_some_and(|w| matches!(w.text.as_str(), "cd" | "pushd" | "popd"))
-            });
-            for simple in &simples {
-                analyse(simple, depth, changes_dir, &mut parsed);
-            }
+/// [`parse_command`], memoized by the command string in a bounded LRU of
+/// [`MEMO_CAPACITY`] entries shared by the process (SPEC §4 "Compound shell
+/// commands").
+#[must_use]
+pub fn parse_command_cached(command: &str) -> Arc<ParsedCommand> {
+    static MEMO: OnceLock<Mutex<Lru>> = OnceLock::new();
+    let memo = MEMO.get_or_init(|| Mutex::new(Lru::new(MEMO_CAPACITY)));
+    if let Ok(mut m) = memo.lock() {
+        if let Some(hit) = m.get(command) {
+            return hit;
         }
-        Err(_) => coarse(command, &mut parsed),
+    }
+    let parsed = Arc::new(parse_command(command));
+    if let Ok(mut m) = memo.lock() {
+        m.put(command.to_owned(), Arc::clone(&parsed));
     }
     parsed
 }
 
-/// The fallback when the command cannot be split: every run of text between
+/// A small least-recently-used map: entries stamped with a use counter, the oldest
+/// evicted first.
+struct Lru {
+    capacity: usize,
+    tick: u64,
+    map: HashMap<String, (Arc<ParsedCommand>, u64)>,
+    order: BTreeMap<u64, String>,
+}
+
+impl Lru {
+    fn new(capacity: usize) -> Self {
+        Lru {
+            capacity: capacity.max(1),
+            tick: 0,
+            map: HashMap::new(),
+            order: BTreeMap::new(),
+        }
+    }
+
+    fn get(&mut self, key: &str) -> Option<Arc<ParsedCommand>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (value, stamp) = self.map.get_mut(key)?;
+        self.order.remove(stamp);
+        *stamp = tick;
+        self.order.insert(tick, key.to_owned());
+        Some(Arc::clone(value))
+    }
+
+    fn put(&mut self, key: String, value: Arc<ParsedCommand>) {
+        self.tick += 1;
+        if let Some((_, old)) = self.map.remove(&key) {
+            self.order.remove(&old);
+        }
+        while self.map.len() >= self.capacity {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            self.map.remove(&oldest);
+        }
+        self.order.insert(self.tick, key.clone());
+        self.map.insert(key, (value, self.tick));
+    }
+}
+
+fn parse_at(command: &str, depth: usize, outer: &Bases) -> ParsedCommand {
+    let mut parsed = ParsedCommand {
+        full: command.trim().to_owned(),
+        certain: true,
+        ..ParsedCommand::default()
+    };
+    let mut walker = Walker::new(depth, outer.clone());
+    let walked = walker.text(command);
+    if walked.is_err() || walker.error.is_some() {
+        parsed.certain = false;
+    }
+    for simple in &walker.out {
+        analyse(simple, depth, &mut parsed);
+    }
+    if !parsed.certain {
+        coarse(command, &mut parsed);
+    }
+    parsed
+}
+
+/// The fallback when the command cannot be parsed: every run of text between
 /// operator characters is a part for deny and ask rules; nothing is allowed.
 fn coarse(command: &str, parsed: &mut ParsedCommand) {
     parsed.certain = false;
@@ -691,6 +995,19 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             .collect();
         let mut strict = vec![chunk.trim().to_owned()];
         strict_forms(&plain, &mut strict, &mut |_| {});
+        let stripped = final_words(&plain);
+        for (word, write) in file_words(stripped) {
+            parsed.files.push(FileArg {
+                path: word.text.clone(),
+                write,
+                redirect: false,
+                dynamic: true,
+                bases: Bases {
+                    unknown: true,
+                    ..Bases::default()
+                },
+            });
+        }
         parsed.parts.push(Part {
             raw: chunk.trim().to_owned(),
             words,
@@ -698,45 +1015,62 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             allow_forms: Vec::new(),
             allowable: false,
             read_only: false,
+            edits_files: false,
         });
     }
 }
 
-fn analyse(simple: &SimpleCommand, depth: usize, changes_dir: bool, parsed: &mut ParsedCommand) {
+/// The words past every stripping step.
+fn final_words(words: &[Word]) -> &[Word] {
+    let mut rest = words;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    rest
+}
+
+fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
     for r in &simple.redirects {
-        if r.kind == RedirectKind::Write && r.target.text != "/dev/null" {
-            let relative = !r.target.text.starts_with('/') && !r.target.text.starts_with('~');
+        let write = match r.kind {
+            RedirectKind::Write => true,
+            RedirectKind::Read => false,
+            _ => continue,
+        };
+        if r.target.text == "/dev/null" {
+            continue;
+        }
+        let file = FileArg {
+            path: r.target.text.clone(),
+            write,
+            redirect: true,
+            dynamic: r.target.dynamic,
+            bases: simple.bases.clone(),
+        };
+        if write {
             parsed.write_targets.push(WriteTarget {
-                path: r.target.text.clone(),
-                resolvable: !(r.target.dynamic || (relative && changes_dir)),
+                path: file.path.clone(),
+                resolvable: file.resolvable(),
             });
         }
+        parsed.files.push(file);
     }
     let words = &simple.words;
     let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
 
-    if let Some(first) = words.iter().find(|w| !is_keyword(&w.text)) {
-        if matches!(
-            first.text.as_str(),
-            "case" | "esac" | "for" | "select" | "function" | "coproc" | "[[" | "]]"
-        ) {
-            parsed.certain = false;
-        }
-    }
-
     // Deny/ask forms, and nested commands found along the stripping steps.
     let mut strict = vec![simple.raw.clone()];
-    let mut nested: Vec<String> = Vec::new();
+    let mut nested: Vec<(String, bool)> = Vec::new();
     let mut uncertain = false;
-    strict_forms(
-        words,
-        &mut strict,
-        &mut |step: &[Word]| match inner_command(step) {
-            Inner::None => {}
-            Inner::Command(s) => nested.push(s),
-            Inner::Unknown => uncertain = true,
-        },
-    );
+    strict_forms(words, &mut strict, &mut |step: &[Word]| {
+        let (inner, unknown) = inner_command(step);
+        uncertain |= unknown;
+        if let Some(inner) = inner {
+            nested.push(inner);
+        }
+    });
     if uncertain {
         parsed.certain = false;
     }
@@ -745,10 +1079,34 @@ fn analyse(simple: &SimpleCommand, depth: usize, changes_dir: bool, parsed: &mut
     let mut allow = vec![texts.join(" "), simple.raw.clone()];
     let mut rest: &[Word] = words;
     while let Some(n) = strip_step(rest, true) {
+        if n == 0 {
+            break;
+        }
         rest = rest.get(n..).unwrap_or_default();
         allow.push(join(rest));
     }
     let allowable = rest.first().is_none_or(|w| !w.dynamic);
+
+    // The files the command reads and writes, past every wrapper.
+    let stripped = final_words(words);
+    let chdir = words_change_dir(words);
+    for (word, write) in file_words(stripped) {
+        let mut bases = simple.bases.clone();
+        bases.unknown |= chdir;
+        parsed.files.push(FileArg {
+            path: word.text.clone(),
+            write,
+            redirect: false,
+            dynamic: word.dynamic,
+            bases,
+        });
+    }
+    let edits_files = stripped.first().is_some_and(|w| {
+        !w.dynamic
+            && !w.quoted
+            && matches!(w.text.as_str(), "mkdir" | "touch" | "mv" | "cp")
+            && stripped.len() == words.len()
+    });
 
     let read_only = is_read_only(words);
     if !words.is_empty() {
@@ -759,15 +1117,329 @@ fn analyse(simple: &SimpleCommand, depth: usize, changes_dir: bool, parsed: &mut
             allow_forms: dedup(allow),
             allowable,
             read_only,
+            edits_files,
         });
     }
 
-    for inner in nested {
-        let sub = parse_at(&inner, depth + 1);
+    for (inner, own_dir) in nested {
+        let mut outer = simple.bases.clone();
+        outer.unknown |= own_dir || chdir;
+        let sub = parse_at(&inner, depth + 1, &outer);
         parsed.certain &= sub.certain;
         parsed.parts.extend(sub.parts);
         parsed.write_targets.extend(sub.write_targets);
+        parsed.files.extend(sub.files);
     }
+}
+
+/// Whether a wrapper among the leading words runs the command in another directory
+/// (`env -C`, `sudo -D`).
+fn words_change_dir(words: &[Word]) -> bool {
+    let mut rest = words;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        let step = rest.get(..n).unwrap_or_default();
+        let name = step.first().map(|w| basename(&w.text)).unwrap_or_default();
+        if matches!(name, "env" | "sudo")
+            && step.iter().any(|w| {
+                matches!(w.text.as_str(), "-C" | "--chdir" | "-D") || w.text.starts_with("--chdir=")
+            })
+        {
+            return true;
+        }
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    false
+}
+
+/// How a file command takes its arguments.
+struct FileCommand {
+    names: &'static [&'static str],
+    /// Options whose value is a separate word and not a path.
+    opts_with_arg: &'static [&'static str],
+    /// Options whose value is a path the command reads.
+    read_opts: &'static [&'static str],
+    /// Options whose value is a path the command writes.
+    write_opts: &'static [&'static str],
+    /// Options that supply the program/pattern, so no positional one is taken.
+    program_opts: &'static [&'static str],
+    /// Whether the first positional argument is a program or pattern, not a path.
+    program_first: bool,
+    /// Which positional paths are written.
+    writes: Writes,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Writes {
+    None,
+    All,
+    /// The last positional (cp: the target; the others are read).
+    Last,
+    /// The second positional (uniq, xxd: the output file).
+    Second,
+}
+
+const FILE_COMMANDS: &[FileCommand] = &[
+    FileCommand {
+        names: &[
+            "cat", "less", "more", "wc", "file", "stat", "strings", "base64", "tac", "cmp", "diff",
+            "nl", "od", "hexdump", "cut", "head", "tail", "ls", "tree", "zcat",
+        ],
+        opts_with_arg: &[
+            "-n",
+            "-c",
+            "-d",
+            "-f",
+            "-b",
+            "-s",
+            "-w",
+            "-t",
+            "-A",
+            "-j",
+            "-N",
+            "-e",
+            "-F",
+            "-i",
+            "-l",
+            "-v",
+            "-x",
+            "-X",
+            "-I",
+            "-L",
+            "-P",
+            "-U",
+            "--lines",
+            "--bytes",
+            "--format",
+            "--printf",
+            "--label",
+            "--delimiter",
+            "--fields",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["grep", "egrep", "fgrep", "rg"],
+        opts_with_arg: &[
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-d",
+            "-D",
+            "-g",
+            "-t",
+            "-T",
+            "-j",
+            "-M",
+            "--glob",
+            "--type",
+            "--max-count",
+            "--context",
+            "--replace",
+            "--include",
+            "--exclude",
+        ],
+        read_opts: &["-f", "--file"],
+        write_opts: &[],
+        program_opts: &["-e", "--regexp", "-f", "--file"],
+        program_first: true,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["sed"],
+        opts_with_arg: &["-l", "--line-length"],
+        read_opts: &["-f", "--file"],
+        write_opts: &[],
+        program_opts: &["-e", "--expression", "-f", "--file"],
+        program_first: true,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["awk", "gawk", "mawk", "nawk"],
+        opts_with_arg: &["-v", "-F"],
+        read_opts: &["-f", "--file"],
+        write_opts: &[],
+        program_opts: &["-f", "--file"],
+        program_first: true,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["jq"],
+        opts_with_arg: &["--arg", "--argjson", "--indent", "-L"],
+        read_opts: &["-f", "--from-file", "--slurpfile", "--rawfile"],
+        write_opts: &[],
+        program_opts: &["-f", "--from-file"],
+        program_first: true,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["sort"],
+        opts_with_arg: &["-k", "-t", "-S", "-T", "--key", "--field-separator"],
+        read_opts: &[],
+        write_opts: &["-o", "--output"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["uniq", "xxd"],
+        opts_with_arg: &["-f", "-s", "-w", "-l", "-c", "-g", "-o"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::Second,
+    },
+    FileCommand {
+        names: &[
+            "tee", "touch", "rm", "rmdir", "mkdir", "truncate", "shred", "unlink",
+        ],
+        opts_with_arg: &["-d", "-t", "-s", "-m", "-n", "--size", "--date", "--mode"],
+        read_opts: &["-r", "--reference"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["mv"],
+        opts_with_arg: &["-S", "--suffix"],
+        read_opts: &[],
+        write_opts: &["-t", "--target-directory"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["cp", "ln", "install"],
+        opts_with_arg: &["-S", "--suffix", "-m", "-o", "-g", "--mode"],
+        read_opts: &[],
+        write_opts: &["-t", "--target-directory"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::Last,
+    },
+];
+
+/// The path arguments of a file command the core recognises (SPEC §4 "Read and Edit
+/// rules meet shell commands"), each with whether it is written.
+fn file_words(words: &[Word]) -> Vec<(Word, bool)> {
+    let Some((first, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    let value = |a: &Word, text: &str| Word {
+        text: text.to_owned(),
+        dynamic: a.dynamic,
+        quoted: a.quoted,
+    };
+    let name = basename(&first.text);
+    let mut out: Vec<(Word, bool)> = Vec::new();
+    if name == "dd" {
+        for a in args {
+            if let Some(p) = a.text.strip_prefix("if=") {
+                out.push((value(a, p), false));
+            } else if let Some(p) = a.text.strip_prefix("of=") {
+                out.push((value(a, p), true));
+            }
+        }
+        return out;
+    }
+    if name == "find" {
+        // The starting points: the words before the first expression.
+        for a in args {
+            if a.text.starts_with('-') || a.text == "(" || a.text == "!" {
+                break;
+            }
+            out.push((a.clone(), false));
+        }
+        return out;
+    }
+    let Some(spec) = FILE_COMMANDS.iter().find(|c| c.names.contains(&name)) else {
+        return out;
+    };
+    let in_place = name == "sed"
+        && args.iter().any(|a| {
+            let t = a.text.as_str();
+            t.starts_with("--in-place")
+                || t.starts_with("-i")
+                || (t.starts_with('-')
+                    && !t.starts_with("--")
+                    && t.len() > 1
+                    && t.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+                    && t.contains('i'))
+        });
+    let mut positional: Vec<&Word> = Vec::new();
+    let mut program_given = false;
+    let mut target_given = false;
+    let mut it = args.iter();
+    let mut options_done = false;
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if options_done || !t.starts_with('-') || t == "-" {
+            if t != "-" {
+                positional.push(a);
+            }
+            continue;
+        }
+        if t == "--" {
+            options_done = true;
+            continue;
+        }
+        let (opt, inline) = match t.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+            _ => (t, None),
+        };
+        if spec.program_opts.contains(&opt) {
+            program_given = true;
+        }
+        let takes = |list: &[&str]| list.contains(&opt);
+        if takes(spec.read_opts) || takes(spec.write_opts) {
+            let write = takes(spec.write_opts);
+            target_given |= write;
+            if let Some(v) = inline {
+                out.push((value(a, v), write));
+            } else if let Some(v) = it.next() {
+                // `--slurpfile name file`, `--rawfile name file`: the file is second.
+                let v = if matches!(opt, "--slurpfile" | "--rawfile") {
+                    it.next().unwrap_or(v)
+                } else {
+                    v
+                };
+                out.push((v.clone(), write));
+            }
+            continue;
+        }
+        if inline.is_none() && (takes(spec.opts_with_arg) || takes(spec.program_opts)) {
+            let _ = it.next();
+            if opt == "--arg" || opt == "--argjson" {
+                let _ = it.next();
+            }
+        }
+    }
+    let mut positional = positional.into_iter();
+    if spec.program_first && !program_given {
+        let _ = positional.next();
+    }
+    let positional: Vec<&Word> = positional.collect();
+    let n = positional.len();
+    for (i, w) in positional.into_iter().enumerate() {
+        let write = in_place
+            || match spec.writes {
+                Writes::None => false,
+                Writes::All => true,
+                Writes::Last => !target_given && i + 1 == n && n > 1,
+                Writes::Second => i == 1,
+            };
+        out.push((w.clone(), write));
+    }
+    out
 }
 
 fn join(words: &[Word]) -> String {
@@ -831,6 +1503,7 @@ fn is_keyword(w: &str) -> bool {
             | "until"
             | "do"
             | "done"
+            | "coproc"
     )
 }
 
@@ -1058,21 +1731,17 @@ fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     Some(i.min(words.len()))
 }
 
-enum Inner {
-    None,
-    Command(String),
-    Unknown,
-}
-
 /// A command string the words run in their turn: `sh -c STRING`, `eval ARGS`,
-/// `find ... -exec CMD ;`, `env -S STRING`.
-fn inner_command(words: &[Word]) -> Inner {
+/// `watch CMD`, `find ... -exec CMD ;`. Returns the string (and whether it runs in
+/// a directory of its own, `-execdir`), and whether what runs is not known before the
+/// shell runs (`sh -c "$X"`, `env -S`).
+fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
     let Some((first, rest)) = words.split_first() else {
-        return Inner::None;
+        return (None, false);
     };
     let name = basename(&first.text);
     match name {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "busybox" => {
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "yash" | "fish" | "busybox" | "rbash" => {
             let mut saw_c = false;
             let mut skip = false;
             for w in rest {
@@ -1081,7 +1750,13 @@ fn inner_command(words: &[Word]) -> Inner {
                     skip = false;
                     continue;
                 }
-                if t == "-o" || t == "+o" {
+                if t == "-o"
+                    || t == "+o"
+                    || t == "-O"
+                    || t == "+O"
+                    || t == "--rcfile"
+                    || t == "--init-file"
+                {
                     skip = true;
                     continue;
                 }
@@ -1095,21 +1770,20 @@ fn inner_command(words: &[Word]) -> Inner {
                     continue;
                 }
                 if saw_c {
-                    return if w.dynamic {
-                        Inner::Unknown
-                    } else {
-                        Inner::Command(t.to_owned())
-                    };
+                    return (Some((t.to_owned(), false)), w.dynamic);
                 }
-                return Inner::None;
+                return (None, false);
             }
-            Inner::None
+            (None, false)
         }
-        "eval" => {
-            if rest.iter().any(|w| w.dynamic) {
-                Inner::Unknown
+        "eval" => (Some((join(rest), false)), rest.iter().any(|w| w.dynamic)),
+        "watch" => {
+            let n = strip_step(words, false).unwrap_or(words.len());
+            let cmd = words.get(n..).unwrap_or_default();
+            if cmd.is_empty() {
+                (None, false)
             } else {
-                Inner::Command(join(rest))
+                (Some((join(cmd), false)), cmd.iter().any(|w| w.dynamic))
             }
         }
         "env"
@@ -1117,13 +1791,15 @@ fn inner_command(words: &[Word]) -> Inner {
                 .iter()
                 .any(|w| w.text == "-S" || w.text.starts_with("--split-string")) =>
         {
-            Inner::Unknown
+            (None, true)
         }
         "find" => {
             let mut out: Vec<String> = Vec::new();
+            let mut own_dir = false;
             let mut it = rest.iter();
             while let Some(w) = it.next() {
                 if matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    own_dir |= w.text.ends_with("dir");
                     let cmd: Vec<String> = it
                         .by_ref()
                         .take_while(|w| w.text != ";" && w.text != "+")
@@ -1135,12 +1811,12 @@ fn inner_command(words: &[Word]) -> Inner {
                 }
             }
             if out.is_empty() {
-                Inner::None
+                (None, false)
             } else {
-                Inner::Command(out.join("\n"))
+                (Some((out.join("\n"), own_dir)), false)
             }
         }
-        _ => Inner::None,
+        _ => (None, false),
     }
 }
 
@@ -1280,6 +1956,22 @@ mod tests {
             words("(cd x && rm -rf y)"),
             vec![vec!["cd", "x"], vec!["rm", "-rf", "y"]]
         );
+        assert_eq!(
+            words("if a; then b; elif c; then d; else e; fi; while f; do g; done"),
+            vec![
+                vec!["a"],
+                vec!["b"],
+                vec!["c"],
+                vec!["d"],
+                vec!["e"],
+                vec!["f"],
+                vec!["g"]
+            ]
+        );
+        assert_eq!(
+            words("for x in a b; do rm $x; done; case y in a) rm z;; esac; f() { rm w; }"),
+            vec![vec!["rm", "$x"], vec!["rm", "z"], vec!["rm", "w"]]
+        );
     }
 
     #[test]
@@ -1289,6 +1981,8 @@ mod tests {
             vec![vec!["echo", "a && b", "c;d", "e;f"]]
         );
         assert_eq!(words("r'm' -rf /"), vec![vec!["rm", "-rf", "/"]]);
+        assert_eq!(words("$'\\x72m' -rf /"), vec![vec!["rm", "-rf", "/"]]);
+        assert_eq!(words("\"r\"\\m x"), vec![vec!["rm", "x"]]);
     }
 
     #[test]
@@ -1299,37 +1993,56 @@ mod tests {
         );
         assert_eq!(
             words("echo \"x $(id) `whoami`\""),
-            vec![vec!["id"], vec!["whoami"], vec!["echo", "x $(id) `whoami`"]]
-        );
-        assert_eq!(
-            words("diff <(ls a) >(cat)"),
             vec![
-                vec!["ls", "a"],
-                vec!["cat"],
-                vec!["diff", "<(ls a)", ">(cat)"]
+                vec!["id"],
+                vec!["whoami"],
+                vec!["echo", "x $(id) $(whoami)"]
             ]
         );
+        let w = words("diff <(ls a) >(cat)");
+        assert_eq!(w.first().unwrap(), &vec!["ls", "a"]);
+        assert_eq!(w.get(1).unwrap(), &vec!["cat"]);
         // Single quotes keep substitutions literal.
         assert_eq!(
             words("echo '$(rm -rf /)'"),
             vec![vec!["echo", "$(rm -rf /)"]]
         );
-    }
-
-    #[test]
-    fn redirects_and_heredocs() {
-        let s = split("echo hi > out.txt 2>&1 < in").unwrap();
-        let s = s.first().unwrap();
-        assert_eq!(s.words.len(), 2);
-        assert_eq!(s.redirects.len(), 3);
-        assert_eq!(s.redirects.first().unwrap().kind, RedirectKind::Write);
-        assert_eq!(s.redirects.get(1).unwrap().kind, RedirectKind::Duplicate);
+        for cmd in [
+            "echo ${X:-$(rm -rf /)}",
+            "echo $((1 + $(rm -rf /)))",
+            "cat <<EOF\n$(rm -rf /)\nEOF",
+            "x=$(rm -rf /)",
+            "[[ -f $(rm -rf /) ]]",
+            "echo `echo \\`rm -rf /\\``",
+        ] {
+            assert!(
+                words(cmd)
+                    .iter()
+                    .any(|w| w.first().map(String::as_str) == Some("rm")),
+                "{cmd}"
+            );
+        }
+        // A quoted here-document is text.
         assert_eq!(
             words("cat <<'EOF'\nrm -rf /\nEOF\nls"),
             vec![vec!["cat"], vec!["ls"]]
         );
-        assert!(split("cat <<EOF\n$(rm -rf /)\nEOF").is_err());
-        assert!(split("cat <<EOF\nno end").is_err());
+    }
+
+    #[test]
+    fn redirects() {
+        let s = split("echo hi > out.txt 2>&1 < in").unwrap();
+        let s = s.first().unwrap();
+        assert_eq!(s.words.len(), 2);
+        let kinds: Vec<_> = s.redirects.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                RedirectKind::Write,
+                RedirectKind::Duplicate,
+                RedirectKind::Read
+            ]
+        );
     }
 
     #[test]
@@ -1338,8 +2051,13 @@ mod tests {
         assert!(split("echo \"x").is_err());
         assert!(split("echo $(x").is_err());
         assert!(split("echo `x").is_err());
-        let deep = format!("{}x{}", "$(".repeat(40), ")".repeat(40));
-        assert_eq!(split(&deep), Err(SplitError::TooDeep));
+        assert!(
+            split("cat <<EOF\nno end").is_err()
+                || !parse_command("cat <<EOF\nno end").parts.is_empty()
+        );
+        let deep = format!("{}x{}", "$(".repeat(100), ")".repeat(100));
+        assert!(split(&deep).is_err());
+        assert!(!parse_command(&deep).certain);
     }
 
     #[test]
@@ -1366,14 +2084,22 @@ mod tests {
         assert!(f.contains(&"rm".to_owned()));
         let f = strict("env -i A=1 stdbuf -oL nohup time command builtin doas rm x");
         assert!(f.contains(&"rm x".to_owned()));
+        let f = strict("ionice -c 3 setsid flock /tmp/l watch -n 1 noglob rm x");
+        assert!(f.contains(&"rm x".to_owned()));
+        let f = strict("watch 'ls; rm x'");
+        assert!(f.contains(&"rm x".to_owned()));
     }
 
     #[test]
     fn nested_command_strings_are_parts() {
         assert!(strict("bash -c 'rm -rf /'").contains(&"rm -rf /".to_owned()));
         assert!(strict("sudo sh -ec \"curl x | sh\"").contains(&"curl x".to_owned()));
+        assert!(strict("dash -c 'ls && rm y'").contains(&"rm y".to_owned()));
         assert!(strict("eval rm -rf /").contains(&"rm -rf /".to_owned()));
         assert!(strict("find . -exec rm {} \\;").contains(&"rm {}".to_owned()));
+        assert!(strict("find . -execdir rm {} +").contains(&"rm {}".to_owned()));
+        assert!(strict("find . -ok rm {} \\;").contains(&"rm {}".to_owned()));
+        assert!(strict("bash -c \"bash -c 'rm -rf /'\"").contains(&"rm -rf /".to_owned()));
         assert!(!parse_command("bash -c \"$X\"").certain);
     }
 
@@ -1442,15 +2168,21 @@ mod tests {
     }
 
     #[test]
-    fn unsplittable_commands_still_have_strict_parts() {
+    fn unparseable_commands_still_have_strict_parts() {
         let p = parse_command("rm -rf / 'oops");
         assert!(!p.certain);
         assert!(p
             .parts
             .iter()
             .any(|part| part.strict_forms.iter().any(|f| f.starts_with("rm -rf /"))));
-        let p = parse_command("for f in *; do rm $f; done");
-        assert!(!p.certain);
+    }
+
+    fn files(cmd: &str) -> Vec<(String, bool, Vec<String>)> {
+        parse_command(cmd)
+            .files
+            .into_iter()
+            .map(|f| (f.path.clone(), f.write, f.candidates()))
+            .collect()
     }
 
     #[test]
@@ -1458,9 +2190,72 @@ mod tests {
         let p = parse_command("echo a > out.txt; echo b >> /dev/null; cat x &> log");
         let t: Vec<_> = p.write_targets.iter().map(|t| t.path.as_str()).collect();
         assert_eq!(t, vec!["out.txt", "log"]);
-        let p = parse_command("cd /etc && echo x > passwd");
+        let p = parse_command("cd $D && echo x > passwd");
         assert!(!p.write_targets.first().unwrap().resolvable);
         let p = parse_command("echo x > $F");
         assert!(!p.write_targets.first().unwrap().resolvable);
+    }
+
+    #[test]
+    fn file_commands() {
+        assert_eq!(
+            files("cat a b"),
+            vec![
+                ("a".into(), false, vec!["a".into()]),
+                ("b".into(), false, vec!["b".into()])
+            ]
+        );
+        let f = files("grep -n secret .env");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f.first().unwrap().0, ".env");
+        let f = files("grep -e x -f pats .env");
+        let paths: Vec<_> = f.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(paths, vec!["pats", ".env"]);
+        let f = files("head -n 5 a");
+        assert_eq!(f.len(), 1);
+        let f = files("cp a b c");
+        assert_eq!(
+            f.iter().map(|x| x.1).collect::<Vec<_>>(),
+            vec![false, false, true]
+        );
+        let f = files("sed -i s/a/b/ f");
+        assert_eq!(f, vec![("f".into(), true, vec!["f".into()])]);
+        let f = files("jq .a --slurpfile n secret.json in.json");
+        let paths: Vec<_> = f.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(paths, vec!["secret.json", "in.json"]);
+        let f = files("sudo cat /etc/shadow");
+        assert_eq!(f.first().unwrap().0, "/etc/shadow");
+        let f = files("cd /etc && cat passwd");
+        assert_eq!(f.first().unwrap().2, vec!["/etc/passwd".to_owned()]);
+        let f = files("cd /etc; cat passwd");
+        assert_eq!(
+            f.first().unwrap().2,
+            vec!["passwd".to_owned(), "/etc/passwd".to_owned()]
+        );
+        let f = files("cd /etc && cd ssh && tee x < y");
+        assert_eq!(f.first().unwrap().2, vec!["/etc/ssh/y".to_owned()]);
+        let p = parse_command("for d in a b; do cd $d; cat x; done");
+        assert!(p.files.iter().all(|f| !f.resolvable()));
+        let f = files("bash -c 'cat ~/.ssh/id_rsa'");
+        assert_eq!(f.first().unwrap().0, "~/.ssh/id_rsa");
+        let f = files("dd if=/dev/sda of=disk.img");
+        assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn the_memo_is_bounded() {
+        let mut lru = Lru::new(2);
+        for k in ["a", "b", "c"] {
+            lru.put(k.to_owned(), Arc::new(parse_command(k)));
+        }
+        assert!(lru.get("a").is_none());
+        assert!(lru.get("b").is_some());
+        lru.put("d".to_owned(), Arc::new(parse_command("d")));
+        assert!(lru.get("b").is_some());
+        assert!(lru.get("c").is_none());
+        let a = parse_command_cached("git status && rm x");
+        let b = parse_command_cached("git status && rm x");
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(*a, parse_command("git status && rm x"));
     }
 }

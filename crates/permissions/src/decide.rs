@@ -1,6 +1,8 @@
 //! The core answer of `tool.check` (SPEC §1.6, §4) and what the engine does with it.
 
-use crate::matcher::{allowing_rule, mode_allows_edit, strict_matches, Subject, EDIT_TOOLS};
+use crate::matcher::{
+    allowing_rule, mode_allows_edit, strict_matches, Subject, EDIT_TOOLS, READ_TOOLS,
+};
 use crate::rule::{Behavior, Rule};
 use crate::{Loop, Mode, RuleSet, SessionFacts};
 use fnhooks::{Decision, Verdict};
@@ -26,6 +28,9 @@ pub const READ_ONLY_TOOLS: &[&str] = &[
 /// The setting an unreadable policy's ask names (SPEC §2.1).
 pub const MANAGED_SETTINGS: &str = "managed-settings";
 
+/// The setting the read block's asks and denies name (SPEC §3.6, §4).
+pub const BLOCK_READS_SETTING: &str = "permissions.blockReadsOutsideWorkingDirectories";
+
 /// The question `tool.check` asks: a tool and its input (SPEC §1.6).
 #[derive(Debug, Clone, Copy)]
 pub struct Question<'a> {
@@ -50,14 +55,27 @@ pub struct Question<'a> {
 /// 3. When no rule decides, the mode's default: read-only tools and read-only shell
 ///    commands a plain allow; in `acceptEdits` edits inside the working directory
 ///    (protected paths excepted) a plain allow; everything else a plain ask.
-/// 4. A shell command that cannot be split with confidence is never allowed by a
-///    rule or a mode: at least a plain ask.
+/// 4. A shell command that cannot be parsed with confidence is never allowed by a
+///    rule or a mode: at least a plain ask. A call that writes a protected path
+///    (`.git`, `.claude` but `.claude/worktrees`, `.vscode`, `.idea`, `.husky`,
+///    shell startup files, `.npmrc`, ...) is never allowed by a rule or a mode,
+///    `bypassPermissions` included (SPEC §4: never auto-approved).
+/// 5. The read block (`permissions.blockReadsOutsideWorkingDirectories`, SPEC
+///    §3.6): a file tool reading outside the working directories (the session's and
+///    `additionalDirectories`) is denied, after the deny rules; a shell command that
+///    reads outside them (or reads a path not known before it runs), or asks to run
+///    outside the sandbox, is asked, after the ask rules. Both name
+///    `setting: "permissions.blockReadsOutsideWorkingDirectories"`.
+/// 6. `bypassPermissions` with `disableBypassPermissionsMode: "disable"`, and `auto`
+///    with `disableAutoMode: "disable"`, decide as `default`
+///    ([`RuleSet::effective_mode`]).
 ///
 /// Every ask carries `decider: "host"` when the session has a host, the loop is
 /// `main` or `subagent`, and the mode is not `dontAsk` (SPEC §4 "Hosts").
 #[must_use]
 pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdict {
-    let subject = Subject::new(q, facts);
+    let subject = Subject::new(q, facts, rules);
+    let mode = rules.effective_mode(facts.mode);
     if let Some(rule) = rules
         .of(Behavior::Deny)
         .find(|r| strict_matches(r, &subject, facts))
@@ -70,6 +88,18 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
                 rule.text, rule.source
             ),
         );
+    }
+    if rules.blocks_reads_outside()
+        && READ_TOOLS.contains(&subject.tool)
+        && !subject.paths.is_empty()
+        && subject.reads_outside()
+    {
+        let mut v = Verdict::plain(Decision::Deny).with_reason(format!(
+            "{} outside the working directories is blocked by {BLOCK_READS_SETTING}",
+            subject.tool
+        ));
+        v.setting = Some(BLOCK_READS_SETTING.to_owned());
+        return v;
     }
     if let Some(rule) = rules
         .of(Behavior::Ask)
@@ -85,20 +115,46 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         );
         return host(v, facts);
     }
+    if rules.blocks_reads_outside() && subject.command.is_some() {
+        let unsandboxed = q
+            .input
+            .get("dangerouslyDisableSandbox")
+            .is_some_and(|v| *v == serde_json::Value::Bool(true));
+        let reason = if subject.reads_outside() {
+            Some("this shell command reads outside the working directories")
+        } else if unsandboxed {
+            Some("this shell command asks to run outside the sandbox while reads outside the working directories are blocked")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            let mut v = Verdict::plain(Decision::Ask)
+                .with_reason(format!("{reason} ({BLOCK_READS_SETTING})"));
+            v.setting = Some(BLOCK_READS_SETTING.to_owned());
+            return host(v, facts);
+        }
+    }
     if subject.uncertain_command() {
         return host(
+            Verdict::plain(Decision::Ask)
+                .with_reason("this shell command cannot be parsed with confidence, so it is asked"),
+            facts,
+        );
+    }
+    if subject.writes_protected() {
+        return host(
             Verdict::plain(Decision::Ask).with_reason(
-                "this shell command cannot be split into parts with confidence, so it is asked",
+                "this call writes a protected path (.git, .claude, shell startup files, ...), which is never approved automatically",
             ),
             facts,
         );
     }
-    if facts.mode == Mode::BypassPermissions && !rules.bypass_disabled() {
+    if mode == Mode::BypassPermissions {
         return Verdict::plain(Decision::Allow)
             .with_reason("bypassPermissions mode allows this call");
     }
-    if facts.mode != Mode::Plan {
-        if let Some(rule) = allowing_rule(rules, &subject, facts) {
+    if mode != Mode::Plan {
+        if let Some(rule) = allowing_rule(rules, &subject, facts, mode) {
             return named(
                 Decision::Allow,
                 rule,
@@ -109,10 +165,10 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             );
         }
     }
-    mode_default(&subject, facts)
+    mode_default(&subject, facts, mode)
 }
 
-fn mode_default(s: &Subject<'_>, facts: &SessionFacts) -> Verdict {
+fn mode_default(s: &Subject<'_>, facts: &SessionFacts, mode: Mode) -> Verdict {
     if READ_ONLY_TOOLS.contains(&s.tool) {
         return Verdict::plain(Decision::Allow).with_reason(format!("{} only reads", s.tool));
     }
@@ -121,26 +177,29 @@ fn mode_default(s: &Subject<'_>, facts: &SessionFacts) -> Verdict {
             return Verdict::plain(Decision::Allow)
                 .with_reason("every part of this command only reads");
         }
-        if facts.mode == Mode::AcceptEdits
+        if mode == Mode::AcceptEdits
             && cmd.certain
             && !cmd.parts.is_empty()
-            && cmd.parts.iter().all(|p| p.read_only)
-            && s.write_targets(facts)
+            && cmd.parts.iter().all(|p| p.read_only || p.edits_files)
+            && s.files
                 .iter()
-                .all(|(p, resolvable)| *resolvable && mode_allows_edit(p, facts))
+                .filter(|f| f.write)
+                .all(|f| f.resolvable && f.forms.iter().all(|p| mode_allows_edit(s, p, mode)))
         {
             return Verdict::plain(Decision::Allow)
-                .with_reason("acceptEdits mode allows writes inside the working directory");
+                .with_reason("acceptEdits mode allows writes inside the working directories");
         }
     }
     if EDIT_TOOLS.contains(&s.tool)
         && !s.paths.is_empty()
-        && s.paths.iter().all(|p| mode_allows_edit(p, facts))
+        && s.paths
+            .iter()
+            .all(|p| p.forms.iter().all(|f| mode_allows_edit(s, f, mode)))
     {
         return Verdict::plain(Decision::Allow)
-            .with_reason("acceptEdits mode allows edits inside the working directory");
+            .with_reason("acceptEdits mode allows edits inside the working directories");
     }
-    let reason = match (facts.mode, s.command.is_some()) {
+    let reason = match (mode, s.command.is_some()) {
         (Mode::Plan, _) => format!("plan mode asks before {} changes anything", s.tool),
         (_, true) => "Claude wants to run a shell command".to_owned(),
         (_, false) => format!("Claude wants to use {}", s.tool),

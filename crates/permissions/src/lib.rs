@@ -77,12 +77,17 @@
 //! assert_eq!(outcome(&verdict, &facts), Outcome::Prompt);
 //! ```
 //!
-//! ## Left for later
+//! ## Paths, shell files and the read block
 //!
-//! The interim shell splitter ([`bash::split`]) is the one function a real shell
-//! parser replaces; Read/Edit rules do not yet meet the path arguments of file
-//! commands (`cat`, `rm`, ...) nor follow `cd`; symlinks are not resolved; classic
-//! `PreToolUse` hooks and rewrites are the callers' business.
+//! Paths are met as typed and canonical (symlinks resolved): a deny or ask rule
+//! matching either applies, an allow needs both ([`path`]). The path arguments of the
+//! shell's file commands (`cat`, `grep`, `sed`, `tee`, `cp`, `rm`, ...) and redirect
+//! targets meet `Read(...)`/`Edit(...)` rules, resolved after any `cd` in the same
+//! command ([`bash::FileArg`]). Writes to protected paths are never approved by a
+//! rule or a mode. `permissions.blockReadsOutsideWorkingDirectories` denies file-tool
+//! reads and asks shell reads outside the working directories
+//! ([`BLOCK_READS_SETTING`]). Classic `PreToolUse` hooks are in [`classic`];
+//! rewrites are the callers' business.
 
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -96,6 +101,7 @@
 )]
 
 pub mod bash;
+pub mod classic;
 mod decide;
 mod facts;
 mod matcher;
@@ -105,11 +111,14 @@ mod ruleset;
 pub mod wildcard;
 
 pub use decide::{
-    decide, decide_unreadable_policy, outcome, Outcome, Question, MANAGED_SETTINGS, READ_ONLY_TOOLS,
+    decide, decide_unreadable_policy, outcome, Outcome, Question, BLOCK_READS_SETTING,
+    MANAGED_SETTINGS, READ_ONLY_TOOLS,
 };
 pub use facts::{Host, Loop, Mode, ParseNameError, SessionFacts, SettingsSource};
 pub use rule::{Behavior, Rule, RuleSpec, RuleWarning};
 pub use ruleset::RuleSet;
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

@@ -1,49 +1,132 @@
 //! Meeting rules with a question (SPEC §4): which rules match a call.
 //!
 //! Deny and ask rules match *strictly*: any part of a shell command, any form of a
-//! part (as written and past each wrapper), any of the input's paths, names and
-//! paths compared case-insensitively. Allow rules must *cover* the call: every part
-//! of a shell command, every path.
+//! part (as written and past each wrapper), any of the input's paths in any of its
+//! forms (as typed, canonical, backslashes as separators), names and paths compared
+//! case-insensitively. Allow rules must *cover* the call: every part of a shell
+//! command, every path in every form.
 
-use crate::bash::{parse_command, ParsedCommand, Part};
-use crate::path::{is_protected, is_within, normalize};
+use crate::bash::{parse_command_cached, FileArg, ParsedCommand, Part};
+use crate::path::{backslashes_as_separators, canonical, is_protected, is_within, normalize};
 use crate::rule::{canonical_tool, url_host, Behavior, Rule, Specifier, ToolPattern, PATH_TOOLS};
 use crate::{Mode, Question, RuleSet, SessionFacts};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Tools that read files.
-const READ_TOOLS: &[&str] = &["Read", "NotebookRead", "Glob", "Grep", "LS"];
+pub(crate) const READ_TOOLS: &[&str] = &["Read", "NotebookRead", "Glob", "Grep", "LS"];
 /// Tools that write files.
 pub(crate) const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
-/// A question prepared for matching: the shell command split, paths normalized.
+/// The forms one path is met in: as typed (first), canonical, backslashes read as
+/// separators; each absolute, normalized (SPEC §4 "Paths").
+#[derive(Debug, Clone)]
+pub(crate) struct PathForms {
+    pub forms: Vec<Vec<String>>,
+}
+
+impl PathForms {
+    pub fn resolve(text: &str, facts: &SessionFacts) -> Self {
+        let text = home_var(text);
+        let mut forms = vec![normalize(Path::new(&text), &facts.cwd, &facts.home)];
+        let mut push = |f: Vec<String>| {
+            if !forms.contains(&f) {
+                forms.push(f);
+            }
+        };
+        if let Some(c) = canonical(Path::new(&text), &facts.cwd, &facts.home) {
+            push(c);
+        }
+        if let Some(b) = backslashes_as_separators(&text) {
+            push(normalize(Path::new(&b), &facts.cwd, &facts.home));
+            if let Some(c) = canonical(Path::new(&b), &facts.cwd, &facts.home) {
+                push(c);
+            }
+        }
+        PathForms { forms }
+    }
+}
+
+/// `$HOME/x` and `${HOME}/x` read as `~/x`.
+fn home_var(text: &str) -> String {
+    for var in ["$HOME", "${HOME}"] {
+        if let Some(rest) = text.strip_prefix(var) {
+            if rest.is_empty() || rest.starts_with('/') {
+                return format!("~{rest}");
+            }
+        }
+    }
+    text.to_owned()
+}
+
+/// A file a shell command reads or writes, resolved from every directory it may be
+/// relative to.
+#[derive(Debug, Clone)]
+pub(crate) struct ShellFile {
+    pub write: bool,
+    pub redirect: bool,
+    pub resolvable: bool,
+    pub forms: Vec<Vec<String>>,
+}
+
+impl ShellFile {
+    fn new(f: &FileArg, facts: &SessionFacts) -> Self {
+        let mut forms: Vec<Vec<String>> = Vec::new();
+        for c in f.candidates() {
+            for form in PathForms::resolve(&c, facts).forms {
+                if !forms.contains(&form) {
+                    forms.push(form);
+                }
+            }
+        }
+        ShellFile {
+            write: f.write,
+            redirect: f.redirect,
+            resolvable: f.resolvable(),
+            forms,
+        }
+    }
+}
+
+/// A question prepared for matching: the shell command parsed, paths resolved.
 pub(crate) struct Subject<'a> {
     pub tool: &'a str,
     pub input: &'a Value,
-    /// The split command, for `Bash`.
-    pub command: Option<ParsedCommand>,
-    /// The input's paths, normalized, for the file tools.
-    pub paths: Vec<Vec<String>>,
+    /// The parsed command, for `Bash`.
+    pub command: Option<Arc<ParsedCommand>>,
+    /// The input's paths, for the file tools.
+    pub paths: Vec<PathForms>,
+    /// The files a shell command reads and writes.
+    pub files: Vec<ShellFile>,
+    /// The working directories: the session's and `additionalDirectories`.
+    pub working_dirs: Vec<Vec<String>>,
 }
 
 impl<'a> Subject<'a> {
-    pub fn new(q: &Question<'a>, facts: &SessionFacts) -> Self {
+    pub fn new(q: &Question<'a>, facts: &SessionFacts, rules: &RuleSet) -> Self {
         let tool = q.tool;
         let command =
             (tool == "Bash").then(|| match q.input.get("command").and_then(Value::as_str) {
-                Some(c) => parse_command(c),
-                None => ParsedCommand::default(),
+                Some(c) => parse_command_cached(c),
+                None => Arc::new(ParsedCommand::default()),
             });
+        let files = command
+            .iter()
+            .flat_map(|c| c.files.iter())
+            .map(|f| ShellFile::new(f, facts))
+            .collect();
         let mut paths = Vec::new();
         if PATH_TOOLS.contains(&tool) {
             for key in ["file_path", "notebook_path", "path"] {
                 if let Some(p) = q.input.get(key).and_then(Value::as_str) {
-                    paths.push(normalize(Path::new(p), &facts.cwd, &facts.home));
+                    paths.push(PathForms::resolve(p, facts));
                 }
             }
             if paths.is_empty() && matches!(tool, "Glob" | "Grep" | "LS") {
-                paths.push(normalize(&facts.cwd, &facts.cwd, &facts.home));
+                paths.push(PathForms {
+                    forms: vec![normalize(&facts.cwd, &facts.cwd, &facts.home)],
+                });
             }
         }
         Subject {
@@ -51,33 +134,60 @@ impl<'a> Subject<'a> {
             input: q.input,
             command,
             paths,
+            files,
+            working_dirs: rules.working_dirs(facts),
         }
     }
 
-    /// Whether this is a shell command that could not be split with confidence.
+    /// Whether this is a shell command that could not be parsed with confidence.
     pub fn uncertain_command(&self) -> bool {
         self.command.as_ref().is_some_and(|c| !c.certain)
     }
 
-    /// The normalized paths a shell command writes through redirects, and whether
-    /// each could be resolved.
-    pub fn write_targets(&self, facts: &SessionFacts) -> Vec<(Vec<String>, bool)> {
-        self.command
+    /// Whether `path` is inside a working directory.
+    pub fn inside(&self, path: &[String]) -> bool {
+        self.working_dirs.iter().any(|d| is_within(path, d))
+    }
+
+    /// Whether the call reads something outside the working directories (SPEC §3.6
+    /// "the read block"): a file tool's path in any form, or a file a shell command
+    /// reads that is outside in any form or cannot be resolved.
+    pub fn reads_outside(&self) -> bool {
+        if READ_TOOLS.contains(&self.tool) {
+            return self
+                .paths
+                .iter()
+                .any(|p| p.forms.iter().any(|f| !self.inside(f)));
+        }
+        self.files
             .iter()
-            .flat_map(|c| &c.write_targets)
-            .map(|t| {
-                (
-                    normalize(Path::new(&t.path), &facts.cwd, &facts.home),
-                    t.resolvable,
-                )
-            })
-            .collect()
+            .filter(|f| !f.write)
+            .any(|f| !f.resolvable || f.forms.iter().any(|p| !self.inside(p)))
+    }
+
+    /// Whether a mode may let an edit of `path` through: inside a working directory
+    /// and not a protected path.
+    pub fn mode_may_edit(&self, path: &[String]) -> bool {
+        self.inside(path) && !is_protected(path)
+    }
+
+    /// Whether the call writes a protected path (never auto-approved).
+    pub fn writes_protected(&self) -> bool {
+        (EDIT_TOOLS.contains(&self.tool)
+            && self
+                .paths
+                .iter()
+                .any(|p| p.forms.iter().any(|f| is_protected(f))))
+            || self
+                .files
+                .iter()
+                .any(|f| f.write && f.forms.iter().any(|p| is_protected(p)))
     }
 }
 
 /// Whether a path rule written for `rule_tool` speaks about a call of `tool`
 /// (reference §3.2: a Read deny also blocks edits; Edit rules cover every edit tool).
-fn path_rule_applies(rule_tool: &str, behavior: Behavior, tool: &str) -> bool {
+pub(crate) fn path_rule_applies(rule_tool: &str, behavior: Behavior, tool: &str) -> bool {
     let strict = behavior.is_strict();
     match rule_tool {
         "Read" => READ_TOOLS.contains(&tool) || (strict && EDIT_TOOLS.contains(&tool)),
@@ -95,6 +205,15 @@ fn tool_applies(rule: &Rule, tool: &str) -> bool {
             path_rule_applies(rt, rule.behavior, tool)
         }
         t => t.matches(tool),
+    }
+}
+
+/// The tool a shell file access is judged as.
+fn file_tool(f: &ShellFile) -> &'static str {
+    if f.write {
+        "Edit"
+    } else {
+        "Read"
     }
 }
 
@@ -140,10 +259,7 @@ pub(crate) fn strict_matches(rule: &Rule, s: &Subject<'_>, facts: &SessionFacts)
     match &spec.specifier {
         Specifier::Any => {
             tool_applies(rule, s.tool)
-                || (tool_applies(rule, "Edit")
-                    && s.command
-                        .as_ref()
-                        .is_some_and(|c| !c.write_targets.is_empty()))
+                || (s.command.is_some() && s.files.iter().any(|f| tool_applies(rule, file_tool(f))))
         }
         Specifier::Command(w) => {
             spec.tool.matches(s.tool)
@@ -158,23 +274,24 @@ pub(crate) fn strict_matches(rule: &Rule, s: &Subject<'_>, facts: &SessionFacts)
             let ToolPattern::Exact(rule_tool) = &spec.tool else {
                 return false;
             };
+            let hit = |forms: &[Vec<String>]| {
+                forms.iter().any(|path| p.matches(path, rule.source, facts))
+            };
             let on_tool = path_rule_applies(rule_tool, rule.behavior, s.tool)
-                && s.paths
-                    .iter()
-                    .any(|path| p.matches(path, rule.source, facts));
-            // A shell redirect is judged as Edit(<path>).
+                && s.paths.iter().any(|path| hit(&path.forms));
+            // A shell command's files are judged as Read(<path>) or Edit(<path>).
             on_tool
-                || (path_rule_applies(rule_tool, rule.behavior, "Edit")
-                    && s.write_targets(facts)
-                        .iter()
-                        .any(|(path, _)| p.matches(path, rule.source, facts)))
+                || (s.command.is_some()
+                    && s.files.iter().any(|f| {
+                        path_rule_applies(rule_tool, rule.behavior, file_tool(f)) && hit(&f.forms)
+                    }))
         }
         _ => spec.tool.matches(s.tool) && matches_field(rule, s.input).unwrap_or(false),
     }
 }
 
 /// Whether an allow rule covers one part of a shell command.
-fn covers_part(rule: &Rule, part: &Part) -> bool {
+pub(crate) fn covers_part(rule: &Rule, part: &Part) -> bool {
     if !rule.spec.tool.matches("Bash") {
         return false;
     }
@@ -185,8 +302,8 @@ fn covers_part(rule: &Rule, part: &Part) -> bool {
     }
 }
 
-/// Whether an allow rule covers an edit of `path` (normalized).
-fn covers_edit(rule: &Rule, tool: &str, path: &[String], facts: &SessionFacts) -> bool {
+/// Whether an allow rule covers a use of `tool` on `path` (normalized).
+pub(crate) fn covers_path(rule: &Rule, tool: &str, path: &[String], facts: &SessionFacts) -> bool {
     match &rule.spec.specifier {
         Specifier::Any => tool_applies(rule, tool),
         Specifier::Path(p) => match &rule.spec.tool {
@@ -201,42 +318,51 @@ fn covers_edit(rule: &Rule, tool: &str, path: &[String], facts: &SessionFacts) -
 }
 
 /// Whether the mode lets an edit of `path` through without a rule: `acceptEdits`,
-/// inside the working directory, not a protected path (SPEC §4 "Defaults").
-pub(crate) fn mode_allows_edit(path: &[String], facts: &SessionFacts) -> bool {
-    facts.mode == Mode::AcceptEdits
-        && is_within(path, &normalize(&facts.cwd, &facts.cwd, &facts.home))
-        && !is_protected(path)
+/// inside a working directory, not a protected path (SPEC §4 "Defaults").
+pub(crate) fn mode_allows_edit(s: &Subject<'_>, path: &[String], mode: Mode) -> bool {
+    mode == Mode::AcceptEdits && s.mode_may_edit(path)
 }
 
 /// The allow rule that lets the call through, if the allow rules cover it (SPEC §4).
 /// When several rules cover a shell command's parts, the first in deciding order is
-/// named.
+/// named. Nothing that writes a protected path is allowed by a rule.
 pub(crate) fn allowing_rule<'r>(
     rules: &'r RuleSet,
     s: &Subject<'_>,
     facts: &SessionFacts,
+    mode: Mode,
 ) -> Option<&'r Rule> {
+    if s.writes_protected() {
+        return None;
+    }
     let mut allows = rules.of(Behavior::Allow);
     if let Some(cmd) = &s.command {
         if !cmd.certain || cmd.parts.is_empty() {
             return None;
         }
         let mut used: Vec<&Rule> = Vec::new();
-        for part in cmd.parts.iter().filter(|p| !p.read_only) {
-            used.push(rules.of(Behavior::Allow).find(|r| covers_part(r, part))?);
+        for part in &cmd.parts {
+            match rules.of(Behavior::Allow).find(|r| covers_part(r, part)) {
+                Some(r) => used.push(r),
+                // A read-only part needs no rule.
+                None if part.read_only => {}
+                None => return None,
+            }
         }
-        for (path, resolvable) in s.write_targets(facts) {
-            if !resolvable {
+        for f in s.files.iter().filter(|f| f.redirect && f.write) {
+            if !f.resolvable {
                 return None;
             }
-            if mode_allows_edit(&path, facts) {
-                continue;
+            for form in &f.forms {
+                if mode_allows_edit(s, form, mode) {
+                    continue;
+                }
+                used.push(
+                    rules
+                        .of(Behavior::Allow)
+                        .find(|r| covers_path(r, "Edit", form, facts))?,
+                );
             }
-            used.push(
-                rules
-                    .of(Behavior::Allow)
-                    .find(|r| covers_edit(r, "Edit", &path, facts))?,
-            );
         }
         return allows.find(|r| used.iter().any(|u| std::ptr::eq(*u, *r)));
     }
@@ -244,9 +370,11 @@ pub(crate) fn allowing_rule<'r>(
         Specifier::Any => tool_applies(rule, s.tool),
         Specifier::Path(_) => {
             !s.paths.is_empty()
-                && s.paths
-                    .iter()
-                    .all(|p| covers_edit(rule, canonical_tool(s.tool), p, facts))
+                && s.paths.iter().all(|p| {
+                    p.forms
+                        .iter()
+                        .all(|f| covers_path(rule, canonical_tool(s.tool), f, facts))
+                })
         }
         Specifier::Command(_) => false,
         _ => rule.spec.tool.matches(s.tool) && matches_field(rule, s.input).unwrap_or(false),

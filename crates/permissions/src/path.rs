@@ -8,7 +8,18 @@
 //! directories; a pattern that matches a directory covers everything below it.
 //! Both sides are NFC-normalized and `.`/`..` resolved lexically.
 //!
-//! Left for later: symlink targets (the canonical path) and Windows paths.
+//! Where `/x` is anchored (reference §3.2): project, local, flag, cli and session
+//! rules at the working directory (the project root: this crate takes the session's
+//! working directory as the folder that holds `.claude/`, and the launch directory
+//! for the others); user rules at `~/.claude`; **policy rules at the filesystem
+//! root** (an administrator who writes `Read(/etc/shadow)` means that file; the
+//! managed folder holds no project).
+//!
+//! A path is met by its form as typed and by its canonical form ([`canonical`]:
+//! symlinks resolved through the longest existing ancestor); a deny or ask rule
+//! matching either applies, an allow rule must cover both (SPEC §4 "Paths").
+//! Windows paths are normalized to POSIX form: `C:\Users\a` is `/c/Users/a`, a UNC
+//! `\\server\share` is `//server/share` ([`posix_form`]).
 
 use crate::facts::{SessionFacts, SettingsSource};
 use globset::{GlobBuilder, GlobMatcher};
@@ -83,9 +94,15 @@ impl PathPattern {
         } else {
             rest.to_owned()
         };
-        let matcher = GlobBuilder::new(&glob)
+        // Case folding is done here (full Unicode lowercase on both sides), not by
+        // the glob engine.
+        let folded = if case_insensitive {
+            glob.to_lowercase()
+        } else {
+            glob.clone()
+        };
+        let matcher = GlobBuilder::new(&folded)
             .literal_separator(true)
-            .case_insensitive(case_insensitive)
             .backslash_escape(true)
             .build()
             .map_err(|e| format!("not a valid path pattern: {e}"))?
@@ -143,6 +160,11 @@ impl PathPattern {
         if rel.is_empty() {
             return self.glob == "**";
         }
+        let rel: Vec<String> = if self.case_insensitive {
+            rel.iter().map(|s| s.to_lowercase()).collect()
+        } else {
+            rel.to_vec()
+        };
         let hit = (1..=rel.len()).any(|k| {
             rel.get(..k)
                 .is_some_and(|segs| self.matcher.is_match(segs.join("/")))
@@ -163,7 +185,9 @@ fn is_single_segment_dir(p: &str) -> bool {
 /// a relative path is taken from `cwd`, and `~` / `~/x` from `home` (SPEC §4 "Paths").
 #[must_use]
 pub fn normalize(path: &Path, cwd: &Path, home: &Path) -> Vec<String> {
-    let text = path.to_string_lossy();
+    let posix = posix_form(&path.to_string_lossy());
+    let text = posix.as_str();
+    let path = Path::new(text);
     let joined = if text == "~" {
         home.to_path_buf()
     } else if let Some(rest) = text.strip_prefix("~/") {
@@ -185,6 +209,73 @@ pub fn normalize(path: &Path, cwd: &Path, home: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// A Windows-style path in POSIX form (reference §3.2 "Windows"): a drive path
+/// `C:\\x\\y` or `C:/x/y` becomes `/c/x/y`, a UNC path `\\\\server\\share` becomes
+/// `//server/share`; any other text is returned as it is.
+///
+/// SPEC §4 "Paths".
+#[must_use]
+pub fn posix_form(path: &str) -> String {
+    let mut chars = path.chars();
+    let (Some(drive), Some(':'), Some(sep)) = (chars.next(), chars.next(), chars.next()) else {
+        return unc(path);
+    };
+    if drive.is_ascii_alphabetic() && (sep == '\\' || sep == '/') {
+        let rest = chars.as_str().replace('\\', "/");
+        return format!("/{}/{rest}", drive.to_ascii_lowercase());
+    }
+    unc(path)
+}
+
+fn unc(path: &str) -> String {
+    if path.starts_with("\\\\") {
+        path.replace('\\', "/")
+    } else {
+        path.to_owned()
+    }
+}
+
+/// `path` with every backslash read as a separator: deny and ask rules also meet
+/// this form of a path that holds one (SPEC §4 "Paths").
+#[must_use]
+pub fn backslashes_as_separators(path: &str) -> Option<String> {
+    path.contains('\\').then(|| path.replace('\\', "/"))
+}
+
+/// The canonical form of `path` (symlinks resolved), as absolute NFC segments: the
+/// path itself when it exists, otherwise its longest existing ancestor resolved and
+/// the rest appended (`.`/`..` in the rest resolved lexically). A relative path is
+/// taken from `cwd`, `~` from `home`. `None` when nothing of it resolves.
+///
+/// SPEC §4 "Paths".
+#[must_use]
+pub fn canonical(path: &Path, cwd: &Path, home: &Path) -> Option<Vec<String>> {
+    let posix = posix_form(&path.to_string_lossy());
+    let text = posix.as_str();
+    let joined = if text == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home.join(rest)
+    } else if Path::new(text).is_absolute() {
+        Path::new(text).to_path_buf()
+    } else {
+        cwd.join(text)
+    };
+    let comps: Vec<Component<'_>> = joined.components().collect();
+    // The longest prefix that resolves; at most a bounded number of tries.
+    for keep in (1..=comps.len()).rev().take(64) {
+        let head: std::path::PathBuf = comps.iter().take(keep).collect();
+        if let Ok(real) = std::fs::canonicalize(&head) {
+            let mut full = real;
+            for c in comps.iter().skip(keep) {
+                full.push(c.as_os_str());
+            }
+            return Some(normalize(&full, cwd, home));
+        }
+    }
+    None
 }
 
 /// Whether `path` (normalized) is the directory `dir` (normalized) or below it.

@@ -1,8 +1,60 @@
 //! The rules in force, gathered from every settings source (SPEC §4 "Sources").
 
-use crate::rule::{parse_rule, Behavior, Rule, RuleSpec, RuleWarning, ToolPattern};
-use crate::SettingsSource;
+use crate::path::normalize;
+use crate::rule::{parse_rule, Behavior, Rule, RuleSpec, RuleWarning, Specifier, ToolPattern};
+use crate::{Mode, SessionFacts, SettingsSource};
 use serde_json::Value;
+use std::path::Path;
+
+/// Tool names the core knows; a deny or ask rule for another name without `_` or `*`
+/// gets a warning (reference §3.2).
+const KNOWN_TOOLS: &[&str] = &[
+    "Agent",
+    "Bash",
+    "Cd",
+    "Edit",
+    "ExitPlanMode",
+    "Glob",
+    "Grep",
+    "KillShell",
+    "LS",
+    "LSP",
+    "Monitor",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "PowerShell",
+    "Read",
+    "Skill",
+    "Task",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskOutput",
+    "TaskStop",
+    "TaskUpdate",
+    "TodoWrite",
+    "ToolSearch",
+    "WebFetch",
+    "WebSearch",
+    "Write",
+    "BashOutput",
+    "SlashCommand",
+    "EnterPlanMode",
+];
+
+/// File tools whose path rules Claude Code accepts but never consults (reference
+/// §3.2): here a deny or ask one is read as an `Edit` (or `Read`) rule, an allow one
+/// applies to its own tool only.
+const UNCONSULTED_PATH_TOOLS: &[&str] = &[
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+];
 
 /// All permission rules in force, in deciding order: by source (policy, cli, flag,
 /// session, local, project, user), then file order (SPEC §4).
@@ -14,6 +66,9 @@ pub struct RuleSet {
     rules: Vec<Rule>,
     managed_only: bool,
     bypass_disabled: bool,
+    auto_disabled: bool,
+    block_reads: bool,
+    additional_dirs: Vec<(SettingsSource, String)>,
 }
 
 impl RuleSet {
@@ -30,7 +85,16 @@ impl RuleSet {
     ///   rule with a tool-name glob not after a literal `mcp__<server>__`, is dropped.
     ///   Each gets a [`RuleWarning`]. A list given as one string is read as one rule.
     /// - `permissions.disableBypassPermissionsMode: "disable"` in any source turns
-    ///   `bypassPermissions` into `default` for [`crate::decide`].
+    ///   `bypassPermissions` into `default` for [`crate::decide`];
+    ///   `disableAutoMode: "disable"` (top level or in `permissions`) does the same
+    ///   for `auto`.
+    /// - `permissions.additionalDirectories` accumulate across sources (they are no
+    ///   rules: `allowManagedPermissionRulesOnly` leaves them);
+    ///   `permissions.blockReadsOutsideWorkingDirectories: true` in any source turns
+    ///   the read block on (SPEC §3.6).
+    /// - Warnings also name rules that can never apply: an allow rule whose whole
+    ///   tool a bare deny or ask rule takes, a path rule for a tool whose path rules
+    ///   Claude Code never consults, a deny or ask rule for a tool name nobody knows.
     #[must_use]
     pub fn from_sources(sources: &[(SettingsSource, &Value)]) -> (RuleSet, Vec<RuleWarning>) {
         let managed_only = sources.iter().any(|(s, v)| {
@@ -44,10 +108,37 @@ impl RuleSet {
                 .and_then(Value::as_str)
                 == Some("disable")
         });
+        let auto_disabled = sources.iter().any(|(_, v)| {
+            v.get("disableAutoMode").and_then(Value::as_str) == Some("disable")
+                || v.get("permissions")
+                    .and_then(|p| p.get("disableAutoMode"))
+                    .and_then(Value::as_str)
+                    == Some("disable")
+        });
+        let block_reads = sources.iter().any(|(_, v)| {
+            v.get("permissions")
+                .and_then(|p| p.get("blockReadsOutsideWorkingDirectories"))
+                .is_some_and(|b| *b == Value::Bool(true))
+        });
+        let additional_dirs = sources
+            .iter()
+            .flat_map(|(s, v)| {
+                v.get("permissions")
+                    .and_then(|p| p.get("additionalDirectories"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(move |d| (*s, d.to_owned()))
+            })
+            .collect();
         let mut set = RuleSet {
             rules: Vec::new(),
             managed_only,
             bypass_disabled,
+            auto_disabled,
+            block_reads,
+            additional_dirs,
         };
         let mut warnings = Vec::new();
         for (source, settings) in sources {
@@ -76,7 +167,75 @@ impl RuleSet {
             }
         }
         set.rules.sort_by_key(|r| r.source.precedence());
+        set.warn_never_applying(&mut warnings);
         (set, warnings)
+    }
+
+    fn warn_never_applying(&self, warnings: &mut Vec<RuleWarning>) {
+        let warn = |r: &Rule, reason: String| RuleWarning {
+            source: r.source,
+            pointer: format!("/permissions/{}/{}", r.behavior.as_str(), r.index),
+            rule: r.text.clone(),
+            reason,
+        };
+        for r in &self.rules {
+            if r.unparsed.is_some() {
+                continue;
+            }
+            if let ToolPattern::Exact(name) = &r.spec.tool {
+                if matches!(r.spec.specifier, Specifier::Path(_))
+                    && UNCONSULTED_PATH_TOOLS.contains(&name.as_str())
+                {
+                    let how = if r.behavior.is_strict() {
+                        "here it is applied as an Edit/Read rule of the same path"
+                    } else {
+                        "here it allows only that tool"
+                    };
+                    warnings.push(warn(
+                        r,
+                        format!("Claude Code consults only Read and Edit path rules for file checks; {how}"),
+                    ));
+                }
+                if r.behavior.is_strict()
+                    && !KNOWN_TOOLS.contains(&name.as_str())
+                    && !name.contains('_')
+                {
+                    warnings.push(warn(
+                        r,
+                        format!("{name:?} is not a tool this core knows; the rule matches only a tool of exactly that name"),
+                    ));
+                }
+            }
+            if r.behavior == Behavior::Allow {
+                let takes_whole = self.rules.iter().find(|o| {
+                    o.behavior.is_strict()
+                        && matches!(o.spec.specifier, Specifier::Any)
+                        && match (&o.spec.tool, &r.spec.tool) {
+                            (ToolPattern::Exact(a), ToolPattern::Exact(b)) => {
+                                crate::rule::canonical_tool(a) == crate::rule::canonical_tool(b)
+                            }
+                            (ToolPattern::Glob(..), ToolPattern::Exact(b)) => {
+                                o.spec.tool.matches(b)
+                            }
+                            (ToolPattern::McpServer(_), ToolPattern::Exact(b)) => {
+                                o.spec.tool.matches(b)
+                            }
+                            _ => false,
+                        }
+                });
+                if let Some(o) = takes_whole {
+                    warnings.push(warn(
+                        r,
+                        format!(
+                            "can never apply: the {} rule {} in {} settings takes its whole tool",
+                            o.behavior.as_str(),
+                            o.text,
+                            o.source
+                        ),
+                    ));
+                }
+            }
+        }
     }
 
     fn add_list(
@@ -212,6 +371,57 @@ impl RuleSet {
     #[must_use]
     pub fn bypass_disabled(&self) -> bool {
         self.bypass_disabled
+    }
+
+    /// Whether `disableAutoMode: "disable"` is set (reference §3.4).
+    #[must_use]
+    pub fn auto_disabled(&self) -> bool {
+        self.auto_disabled
+    }
+
+    /// The mode the core decides by when the session asks for `mode`:
+    /// `bypassPermissions` with bypass disabled, and `auto` with auto disabled, are
+    /// `default` (reference §3.4; SPEC §4 "Defaults").
+    #[must_use]
+    pub fn effective_mode(&self, mode: Mode) -> Mode {
+        match mode {
+            Mode::BypassPermissions if self.bypass_disabled => Mode::Default,
+            Mode::Auto if self.auto_disabled => Mode::Default,
+            m => m,
+        }
+    }
+
+    /// Whether `permissions.blockReadsOutsideWorkingDirectories` is on (SPEC §3.6).
+    #[must_use]
+    pub fn blocks_reads_outside(&self) -> bool {
+        self.block_reads
+    }
+
+    /// The `permissions.additionalDirectories` of every source, as written (SPEC §4;
+    /// reference §3.5).
+    #[must_use]
+    pub fn additional_directories(&self) -> &[(SettingsSource, String)] {
+        &self.additional_dirs
+    }
+
+    /// The working directories of a session with `facts`, normalized: its working
+    /// directory, then each additional directory (`//abs` and `/abs` absolute, `~/`
+    /// under the home directory, anything else relative to the working directory;
+    /// reference §3.5).
+    #[must_use]
+    pub fn working_dirs(&self, facts: &SessionFacts) -> Vec<Vec<String>> {
+        let mut out = vec![normalize(&facts.cwd, &facts.cwd, &facts.home)];
+        for (_, d) in &self.additional_dirs {
+            let d = d
+                .strip_prefix('/')
+                .filter(|r| r.starts_with('/'))
+                .unwrap_or(d);
+            let n = normalize(Path::new(d), &facts.cwd, &facts.home);
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
     }
 }
 

@@ -220,7 +220,7 @@ fn redirects_are_judged_as_edits() {
     let (r, _) = RuleSet::from_sources(&[(SettingsSource::Project, &settings)]);
     assert_eq!(
         d(&bash(&r, "echo x > out/a.txt")),
-        (Decision::Allow, Some("Edit(./out/**)"))
+        (Decision::Allow, Some("Bash(echo *)"))
     );
     assert_eq!(d(&bash(&r, "make > out/a.txt")), (Decision::Ask, None));
     assert_eq!(
@@ -1007,5 +1007,516 @@ proptest! {
     #[test]
     fn splitting_never_panics(s in "\\PC{0,40}") {
         let _ = crate::bash::parse_command(&s);
+    }
+}
+
+// ---------------------------------------------------------------- shared cases (../shared/cases/permissions)
+
+#[test]
+fn case_compound_commands() {
+    let r = policy(json!({"deny": ["Bash(rm:*)"], "allow": ["Bash(git:*)"]}));
+    for cmd in [
+        "git status && rm -rf important/",
+        "git status; rm -rf important/",
+        "git status || rm -rf important/",
+        "git log | rm -rf important/",
+        "echo $(rm -rf important/)",
+        "(cd sub && rm -rf important/)",
+        "FOO=1 rm -rf important/",
+        "timeout 5 rm -rf important/",
+    ] {
+        assert_eq!(
+            d(&bash(&r, cmd)),
+            (Decision::Deny, Some("Bash(rm:*)")),
+            "{cmd}"
+        );
+    }
+    assert_eq!(d(&bash(&r, "git status && make")), (Decision::Ask, None));
+    assert_eq!(
+        d(&bash(&r, "git status")),
+        (Decision::Allow, Some("Bash(git:*)"))
+    );
+}
+
+#[test]
+fn case_symlink() {
+    let dir = std::env::temp_dir().join(format!("perm-symlink-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dir.join("notes.txt")).unwrap();
+    let f = SessionFacts::new(&dir, "/home/dev");
+    let r = policy(json!({"deny": ["Read(//etc/passwd)"]}));
+    let path = dir.join("notes.txt").to_string_lossy().into_owned();
+    let v = ask(&r, "Read", json!({ "file_path": path }), &f);
+    assert_eq!(d(&v), (Decision::Deny, Some("Read(//etc/passwd)")));
+    // Through the shell, and through a symlinked directory, too.
+    let v = ask(&r, "Bash", json!({"command": "cat notes.txt"}), &f);
+    assert_eq!(d(&v), (Decision::Deny, Some("Read(//etc/passwd)")));
+    std::os::unix::fs::symlink("/etc", dir.join("conf")).unwrap();
+    let v = ask(&r, "Read", json!({"file_path": "conf/passwd"}), &f);
+    assert_eq!(d(&v), (Decision::Deny, Some("Read(//etc/passwd)")));
+    // An allow needs both the link and its target.
+    let settings = json!({"permissions": {"allow": ["Edit(./**)"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Project, &settings)]);
+    let v = ask(&r, "Edit", json!({"file_path": "notes.txt"}), &f);
+    assert_eq!(d(&v), (Decision::Ask, None));
+    std::fs::write(dir.join("plain.txt"), "x").unwrap();
+    let v = ask(&r, "Edit", json!({"file_path": "plain.txt"}), &f);
+    assert_eq!(d(&v), (Decision::Allow, Some("Edit(./**)")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn case_unicode_normalization() {
+    let r = policy(json!({"deny": ["Read(secrets/caf\u{e9}.env)"]}));
+    for p in [
+        "/home/dev/repo/secrets/cafe\u{301}.env",
+        "/home/dev/repo/secrets/caf\u{e9}.env",
+        "/home/dev/repo/SECRETS/CAF\u{c9}.env",
+    ] {
+        let v = ask(&r, "Read", json!({ "file_path": p }), &facts());
+        assert_eq!(
+            d(&v),
+            (Decision::Deny, Some("Read(secrets/caf\u{e9}.env)")),
+            "{p}"
+        );
+    }
+    let r = policy(json!({"deny": ["Read(secrets/cafe\u{301}.env)"]}));
+    let v = ask(
+        &r,
+        "Bash",
+        json!({"command": "cat secrets/caf\u{e9}.env"}),
+        &facts(),
+    );
+    assert_eq!(v.decision, Decision::Deny);
+}
+
+#[test]
+fn case_unparseable_deny() {
+    let (r, w) = RuleSet::from_sources(&[(
+        SettingsSource::Policy,
+        &json!({"permissions": {"deny": ["Bash(rm -rf"]}}),
+    )]);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w.first().unwrap().pointer, "/permissions/deny/0");
+    for cmd in ["ls -la", "git status", "echo hi"] {
+        assert_eq!(
+            d(&bash(&r, cmd)),
+            (Decision::Deny, Some("Bash(rm -rf")),
+            "{cmd}"
+        );
+    }
+    // An ask rule that does not parse asks for its whole tool.
+    let r = policy(json!({"ask": ["Read(["]}));
+    assert_eq!(
+        d(&ask(&r, "Read", json!({"file_path": "/x"}), &facts())),
+        (Decision::Ask, Some("Read(["))
+    );
+}
+
+// ---------------------------------------------------------------- shell files, paths, modes
+
+#[test]
+fn read_deny_meets_the_shells_file_commands() {
+    let r = policy(json!({"deny": ["Read(./.env)", "Read(~/.ssh/**)", "Edit(//etc/**)"]}));
+    for cmd in [
+        "cat .env",
+        "head -n 5 .env",
+        "grep -r password .env",
+        "sed -n 1p .env",
+        "awk '{print}' .env",
+        "jq . .env",
+        "sort < .env",
+        "cd sub && cat ../.env",
+        "cd /tmp; cat /home/dev/repo/.env",
+        "sudo cat ~/.ssh/id_rsa",
+        "cat $HOME/.ssh/id_rsa",
+        "bash -c 'tail ~/.ssh/config'",
+        "cp ~/.ssh/id_rsa /tmp/x",
+        "tee /etc/hosts < x",
+        "echo x > /etc/hosts",
+        "rm -rf /etc/ssh",
+        "xargs cat .env",
+        "cat .ENV",
+        "find ~/.ssh -name '*'",
+    ] {
+        assert_eq!(bash(&r, cmd).decision, Decision::Deny, "{cmd}");
+    }
+    for cmd in [
+        "cat README.md",
+        "grep .env README.md",
+        "echo .env",
+        "cat /etc/hosts",
+    ] {
+        assert_ne!(bash(&r, cmd).decision, Decision::Deny, "{cmd}");
+    }
+}
+
+#[test]
+fn windows_paths_are_posix() {
+    let r = policy(json!({"deny": ["Read(//c/Users/**/.env)"]}));
+    let v = ask(
+        &r,
+        "Read",
+        json!({"file_path": "C:\\Users\\a\\.env"}),
+        &facts(),
+    );
+    assert_eq!(v.decision, Decision::Deny);
+    let r = policy(json!({"deny": ["Read(./secrets/**)"]}));
+    let v = ask(&r, "Read", json!({"file_path": "secrets\\key"}), &facts());
+    assert_eq!(v.decision, Decision::Deny);
+}
+
+#[test]
+fn protected_paths_are_never_auto_approved() {
+    let settings = json!({"permissions": {"allow": ["Edit", "Bash(echo *)", "Bash(tee *)"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::User, &settings)]);
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::BypassPermissions] {
+        let f = facts_in(mode);
+        let v = ask(
+            &r,
+            "Edit",
+            json!({"file_path": "/home/dev/repo/.git/config"}),
+            &f,
+        );
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+        let v = ask(&r, "Bash", json!({"command": "echo x >> ~/.bashrc"}), &f);
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+        let v = ask(
+            &r,
+            "Bash",
+            json!({"command": "tee .claude/settings.json"}),
+            &f,
+        );
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+    }
+    let v = ask(
+        &r,
+        "Edit",
+        json!({"file_path": "/home/dev/repo/src/a.rs"}),
+        &facts(),
+    );
+    assert_eq!(d(&v), (Decision::Allow, Some("Edit")));
+}
+
+#[test]
+fn accept_edits_accepts_common_file_commands_inside() {
+    let r = RuleSet::default();
+    let f = facts_in(Mode::AcceptEdits);
+    for cmd in [
+        "mkdir -p build/out",
+        "touch a.txt",
+        "cp a b",
+        "mv a b && ls",
+    ] {
+        assert_eq!(
+            ask(&r, "Bash", json!({ "command": cmd }), &f).decision,
+            Decision::Allow,
+            "{cmd}"
+        );
+    }
+    for cmd in ["touch /etc/x", "cp a ../../x", "mv a .git/x", "rm a"] {
+        assert_eq!(
+            ask(&r, "Bash", json!({ "command": cmd }), &f).decision,
+            Decision::Ask,
+            "{cmd}"
+        );
+    }
+}
+
+#[test]
+fn auto_and_bypass_can_be_disabled() {
+    let pol = json!({"disableAutoMode": "disable", "permissions": {"disableBypassPermissionsMode": "disable"}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert_eq!(r.effective_mode(Mode::Auto), Mode::Default);
+    assert_eq!(r.effective_mode(Mode::BypassPermissions), Mode::Default);
+    assert_eq!(r.effective_mode(Mode::Plan), Mode::Plan);
+    let v = ask(
+        &r,
+        "Bash",
+        json!({"command": "make"}),
+        &facts_in(Mode::BypassPermissions),
+    );
+    assert_eq!(v.decision, Decision::Ask);
+}
+
+#[test]
+fn the_read_block() {
+    let pol = json!({"permissions": {"blockReadsOutsideWorkingDirectories": true, "additionalDirectories": ["../docs", "~/shared"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert!(r.blocks_reads_outside());
+    let read = |p: &str| ask(&r, "Read", json!({ "file_path": p }), &facts());
+    let v = read("/etc/hosts");
+    assert_eq!(
+        (v.decision, v.setting.as_deref()),
+        (Decision::Deny, Some(BLOCK_READS_SETTING))
+    );
+    assert_eq!(read("/home/dev/repo/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/docs/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/shared/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/repo/../secret").decision, Decision::Deny);
+    for cmd in [
+        "cat /etc/hosts",
+        "cd / && cat etc/hosts",
+        "cat $F",
+        "grep x ~/.bashrc",
+    ] {
+        let v = bash(&r, cmd);
+        assert_eq!(
+            (v.decision, v.setting.as_deref()),
+            (Decision::Ask, Some(BLOCK_READS_SETTING)),
+            "{cmd}"
+        );
+    }
+    assert_eq!(bash(&r, "cat a.txt").decision, Decision::Allow);
+    let v = ask(
+        &r,
+        "Bash",
+        json!({"command": "ls", "dangerouslyDisableSandbox": true}),
+        &facts(),
+    );
+    assert_eq!(v.setting.as_deref(), Some(BLOCK_READS_SETTING));
+    // Deny rules still come first.
+    let pol = json!({"permissions": {"blockReadsOutsideWorkingDirectories": true, "deny": ["Read(//etc/**)"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert_eq!(
+        d(&ask(&r, "Read", json!({"file_path": "/etc/x"}), &facts())),
+        (Decision::Deny, Some("Read(//etc/**)"))
+    );
+}
+
+#[test]
+fn warnings_for_rules_that_never_apply() {
+    let s = json!({"permissions": {"deny": ["Bash", "Wirte(x)", "Write(./a)"], "allow": ["Bash(ls *)", "Glob(./src/**)"]}});
+    let (_, w) = RuleSet::from_sources(&[(SettingsSource::Project, &s)]);
+    let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
+    assert!(pointers.contains(&"/permissions/allow/0"), "{w:?}");
+    assert!(pointers.contains(&"/permissions/allow/1"), "{w:?}");
+    assert!(pointers.contains(&"/permissions/deny/2"), "{w:?}");
+    assert!(w.iter().all(|w| w.source == SettingsSource::Project));
+}
+
+// ---------------------------------------------------------------- the reference model
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+fn ref_rule() -> impl Strategy<Value = String> {
+    let word = proptest::sample::select(vec!["ls", "rm", "git", "cat", "echo", "make", "x"]);
+    let dir = proptest::sample::select(vec!["src", "out", ".git", "secrets"]);
+    prop_oneof![
+        Just("Bash".to_owned()),
+        Just("Bash(*)".to_owned()),
+        Just("Read".to_owned()),
+        Just("Edit".to_owned()),
+        Just("*".to_owned()),
+        word.clone().prop_map(|w| format!("Bash({w}:*)")),
+        word.clone().prop_map(|w| format!("Bash({w} *)")),
+        word.clone().prop_map(|w| format!("Bash({w})")),
+        (word.clone(), word).prop_map(|(a, b)| format!("Bash({a} {b} *)")),
+        dir.clone().prop_map(|d| format!("Read(./{d}/**)")),
+        dir.clone().prop_map(|d| format!("Edit(./{d}/**)")),
+        dir.prop_map(|d| format!("Edit({d}/**)")),
+        Just("Read(//etc/**)".to_owned()),
+        Just("mcp__s".to_owned()),
+        Just("mcp__s__*".to_owned()),
+        Just("mcp__s__t".to_owned()),
+        Just("Bash(rm -rf".to_owned()),
+        Just("Read([)".to_owned()),
+    ]
+}
+
+fn ref_simple() -> impl Strategy<Value = String> {
+    let program = proptest::sample::select(vec![
+        "ls",
+        "rm",
+        "git",
+        "cat",
+        "echo",
+        "make",
+        "x",
+        "sudo rm",
+        "FOO=1 rm",
+        "/bin/rm",
+        "timeout 5 make",
+        "env cat",
+        "xargs rm",
+        "git status",
+        "bash -c 'rm y'",
+    ]);
+    let arg = proptest::sample::select(vec![
+        "",
+        " a",
+        " src/a",
+        " secrets/k",
+        " .git/config",
+        " /etc/passwd",
+        " -rf out",
+        " > out/f",
+        " > src/f",
+        " 2>&1",
+        " >/dev/null",
+        " $X",
+        " $(echo y)",
+        " 'q w'",
+    ]);
+    (program, arg).prop_map(|(p, a)| format!("{p}{a}"))
+}
+
+fn ref_command() -> impl Strategy<Value = String> {
+    let sep = proptest::sample::select(vec![" && ", " || ", "; ", " | ", "\n", " & "]);
+    prop_oneof![
+        ref_simple(),
+        (ref_simple(), sep, ref_simple()).prop_map(|(a, s, b)| format!("{a}{s}{b}")),
+        ref_simple().prop_map(|a| format!("({a})")),
+        ref_simple().prop_map(|a| format!("{a} 'unbalanced")),
+    ]
+}
+
+fn ref_question() -> impl Strategy<Value = (String, Value)> {
+    let path = proptest::sample::select(vec![
+        "src/a.rs",
+        "out/x",
+        ".git/config",
+        "secrets/k",
+        "/etc/passwd",
+        "/home/dev/x",
+        "a",
+        "SRC/a.rs",
+        "sub/../secrets/k",
+    ]);
+    prop_oneof![
+        ref_command().prop_map(|c| ("Bash".to_owned(), json!({ "command": c }))),
+        path.clone()
+            .prop_map(|p| ("Read".to_owned(), json!({ "file_path": p }))),
+        path.clone()
+            .prop_map(|p| ("Edit".to_owned(), json!({ "file_path": p }))),
+        path.prop_map(|p| ("Write".to_owned(), json!({ "file_path": p }))),
+        proptest::sample::select(vec!["mcp__s__t", "mcp__s__u", "mcp__r__t"])
+            .prop_map(|t| (t.to_owned(), json!({}))),
+    ]
+}
+
+type Lists = (Vec<String>, Vec<String>, Vec<String>);
+
+fn ref_lists() -> impl Strategy<Value = Lists> {
+    let l = || proptest::collection::vec(ref_rule(), 0..3);
+    (l(), l(), l())
+}
+
+fn settings_of((deny, ask, allow): &Lists) -> Value {
+    json!({"permissions": {"deny": deny, "ask": ask, "allow": allow}})
+}
+
+fn real(
+    sources: &[(SettingsSource, &Value)],
+    tool: &str,
+    input: &Value,
+    f: &SessionFacts,
+) -> Verdict {
+    let (rules, _) = RuleSet::from_sources(sources);
+    decide(&rules, &Question { tool, input }, f)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// The real evaluator answers as the reference model does: the same decision,
+    /// naming the same rule.
+    #[test]
+    fn decide_agrees_with_the_reference_model(
+        user in ref_lists(),
+        project in ref_lists(),
+        pol in ref_lists(),
+        managed_only in proptest::bool::weighted(0.1),
+        (tool, input) in ref_question(),
+        mode in arb_mode(),
+    ) {
+        let u = settings_of(&user);
+        let p = settings_of(&project);
+        let mut po = settings_of(&pol);
+        if managed_only {
+            po["allowManagedPermissionRulesOnly"] = json!(true);
+        }
+        let sources = [
+            (SettingsSource::User, &u),
+            (SettingsSource::Project, &p),
+            (SettingsSource::Policy, &po),
+        ];
+        let f = facts_in(mode);
+        let v = real(&sources, &tool, &input, &f);
+        let (decision, rule) = crate::reference::reference_decide(&sources, &tool, &input, &f);
+        prop_assert_eq!((v.decision, v.rule.clone()), (decision, rule), "{} {}", tool, input);
+    }
+}
+
+proptest! {
+    // The metamorphic properties: a fifth of the differential test's cases.
+    #![proptest_config(ProptestConfig::with_cases((cases() / 5).max(1)))]
+
+    /// Adding a deny rule never loosens; adding an allow rule never lifts a deny, nor
+    /// an ask a rule made.
+    #[test]
+    fn adding_rules_never_loosens_a_rule_verdict(
+        lists in ref_lists(),
+        extra in ref_rule(),
+        (tool, input) in ref_question(),
+        mode in arb_mode(),
+    ) {
+        let f = facts_in(mode);
+        let before_s = settings_of(&lists);
+        let before = real(&[(SettingsSource::Project, &before_s)], &tool, &input, &f);
+        let mut with_deny = lists.clone();
+        with_deny.0.push(extra.clone());
+        let s = settings_of(&with_deny);
+        let after = real(&[(SettingsSource::Project, &s)], &tool, &input, &f);
+        prop_assert!(after.decision >= before.decision, "{:?} -> {:?}", before, after);
+        let mut with_allow = lists.clone();
+        with_allow.2.push(extra);
+        let s = settings_of(&with_allow);
+        let after = real(&[(SettingsSource::Project, &s)], &tool, &input, &f);
+        if before.decision == Decision::Deny || (before.decision == Decision::Ask && before.names_a_cause()) {
+            prop_assert_eq!((after.decision, after.rule), (before.decision, before.rule));
+        }
+    }
+
+    /// The order of the rules within a source never changes the decision.
+    #[test]
+    fn rule_order_within_a_source_never_matters(
+        lists in ref_lists(),
+        (tool, input) in ref_question(),
+        mode in arb_mode(),
+    ) {
+        let f = facts_in(mode);
+        let s = settings_of(&lists);
+        let a = real(&[(SettingsSource::Local, &s)], &tool, &input, &f);
+        let (mut d, mut k, mut l) = lists;
+        d.reverse();
+        k.reverse();
+        l.reverse();
+        let s = settings_of(&(d, k, l));
+        let b = real(&[(SettingsSource::Local, &s)], &tool, &input, &f);
+        prop_assert_eq!(a.decision, b.decision);
+    }
+
+    /// A compound command is at least as strict as the strictest of its parts.
+    #[test]
+    fn a_compound_is_the_strictest_of_its_parts(
+        lists in ref_lists(),
+        a in ref_simple(),
+        b in ref_simple(),
+        sep in proptest::sample::select(vec![" && ", " || ", "; ", " | ", "\n"]),
+        mode in arb_mode(),
+    ) {
+        let f = facts_in(mode);
+        let s = settings_of(&lists);
+        let src = [(SettingsSource::User, &s)];
+        let one = |c: &str| real(&src, "Bash", &json!({ "command": c }), &f).decision;
+        let both = one(&format!("{a}{sep}{b}"));
+        prop_assert!(both >= one(&a).max(one(&b)), "{a:?} {sep:?} {b:?}");
     }
 }

@@ -21,6 +21,8 @@ enum Token {
 pub struct Wildcard {
     tokens: Vec<Token>,
     case_insensitive: bool,
+    /// The literal characters before the first wildcard (folded): a cheap first test.
+    prefix: Vec<char>,
 }
 
 impl Wildcard {
@@ -42,9 +44,17 @@ impl Wildcard {
         }
         // Runs of stars mean one star.
         tokens.dedup_by(|a, b| *a == Token::Any && *b == Token::Any);
+        let prefix = tokens
+            .iter()
+            .map_while(|t| match t {
+                Token::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
         Wildcard {
             tokens,
             case_insensitive,
+            prefix,
         }
     }
 
@@ -62,6 +72,13 @@ impl Wildcard {
     /// SPEC §4.
     #[must_use]
     pub fn matches(&self, text: &str) -> bool {
+        let mut chars = text.chars();
+        for p in &self.prefix {
+            match chars.next() {
+                Some(c) if fold(c, self.case_insensitive) == *p => {}
+                _ => return false,
+            }
+        }
         let text: Vec<char> = text
             .chars()
             .map(|c| fold(c, self.case_insensitive))

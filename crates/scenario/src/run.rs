@@ -193,7 +193,7 @@ pub fn run_scenario(
             }
             Some(Expectation::Match(spec)) => {
                 let spec = spec.substituted(&main.cwd_str(), &main.home_str());
-                let expected = json!({"fields": spec.fields, "$log": spec.log.as_ref().map(|_| "see the scenario")});
+                let expected = expected_json(&spec);
                 #[expect(
                     clippy::result_large_err,
                     reason = "a mismatch is built once per failed step"
@@ -229,6 +229,37 @@ pub fn run_scenario(
     })
 }
 
+/// The expectation as the scenario wrote it (after `$CWD`/`$HOME` substitution), for
+/// failure reports.
+fn expected_json(spec: &crate::expect::MatchSpec) -> Value {
+    let mut v = spec.fields.clone();
+    if let Value::Object(m) = &mut v {
+        if let Some(log) = &spec.log {
+            let lines = |l: &Option<Vec<crate::expect::LineMatch>>| {
+                l.as_ref().map(|v| {
+                    v.iter()
+                        .map(crate::expect::LineMatch::to_value)
+                        .collect::<Vec<_>>()
+                })
+            };
+            m.insert(
+                "$log".into(),
+                json!({"screen": lines(&log.screen), "debug": lines(&log.debug)}),
+            );
+        }
+        if let Some(r) = &spec.ran {
+            m.insert("$ran".into(), json!(r));
+        }
+        if let Some(r) = &spec.not_ran {
+            m.insert("$not_ran".into(), json!(r));
+        }
+        if let Some(e) = &spec.error {
+            m.insert("$error".into(), e.clone());
+        }
+    }
+    v
+}
+
 /// `$held` (SCENARIOS.md): for `tool.check`, when the twin's verdict holds (a deny, or
 /// an ask naming `rule`, `hook`, `setting`, `ceiling` or `decider`), the answer must
 /// equal it unless the answer is stricter; other events must answer equally.
@@ -254,6 +285,11 @@ fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String>
         _ => Err("the held verdict was not returned whole".to_owned()),
     }
 }
+
+/// The runner step that runs the engine's tool-use flow (`tool.call`, then `tool.check`
+/// with the original input's rules, then the `outcome`): SCENARIOS.md "Files and the
+/// tool-use flow", SPEC §1.6, §4 "Rewrites".
+pub const TOOL_USE: &str = "tool.use";
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Twin {
@@ -416,7 +452,21 @@ impl World {
             .core
             .as_ref()
             .map(|c| crate::expect::substitute(c, &self.cwd_str(), &self.home_str()));
-        let result = if raise.raise == fnhooks::names::PLUGIN_REGISTER && raise.from.is_none() {
+        let result = if raise.raise == TOOL_USE {
+            // SCENARIOS.md "Files and the tool-use flow": the engine's flow for one call.
+            match &raise.from {
+                None => Ok(self
+                    .session
+                    .tool_use_traced(Event::from_value(TOOL_USE, event))),
+                Some(from) => Ok((
+                    Err(fnhooks::ChainError::new(
+                        FailureKind::Error,
+                        format!("tool.use is the engine's flow; {from} cannot raise it"),
+                    )),
+                    Vec::new(),
+                )),
+            }
+        } else if raise.raise == fnhooks::names::PLUGIN_REGISTER && raise.from.is_none() {
             match event.get("plugin").and_then(Value::as_str) {
                 Some(id) => self.session.reload(id).map(|a| (a, Vec::new())),
                 None => Ok((

@@ -1,13 +1,14 @@
 //! The `core` link of every event (SPEC §1.5–§1.7b, §2.1, §4).
 
 use crate::settings::{merge_settings, SettingsInputs};
-use fnhooks::{names, Answer, ChainError, Channel, Cx, Event, FailureKind, Verdict};
+use fnhooks::{names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict};
 use futures::future::BoxFuture;
+use permissions::classic::{self, ClassicHooks, HookAnswer, RunResult};
 use permissions::{Question, RuleSet, SessionFacts, SettingsSource};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// One line as finally written to the log.
@@ -22,7 +23,35 @@ pub struct LogLine {
 struct Rules {
     policy: Arc<Policy>,
     rules: Arc<RuleSet>,
+    hooks: Arc<ClassicHooks>,
 }
+
+/// What the core of `tool.check` decides by: the rules in force (or the readable
+/// sources' rules when the policy cannot be read) and the session facts (SPEC §4).
+#[derive(Clone)]
+struct Judge {
+    rules: Arc<RuleSet>,
+    policy_unreadable: bool,
+    facts: SessionFacts,
+}
+
+impl Judge {
+    fn verdict(&self, tool: &str, input: &Value) -> Verdict {
+        let q = Question { tool, input };
+        if self.policy_unreadable {
+            permissions::decide_unreadable_policy(&self.rules, &q, &self.facts)
+        } else {
+            permissions::decide(&self.rules, &q, &self.facts)
+        }
+    }
+}
+
+/// Classic `PreToolUse` rewrites (`updatedInput`) the core met, by `tool_use_id`, for
+/// the tool-use flow to pick up (SPEC §4 "Rewrites").
+type Rewrites = Arc<Mutex<HashMap<String, Value>>>;
+
+/// The most rewrites kept for `tool.check`s raised outside the tool-use flow.
+const REWRITES_KEPT: usize = 64;
 
 /// The engine's own answers, with the session state they read and write: the policy
 /// memo, the settings sources, the environment of the engine's children, the tools
@@ -38,6 +67,10 @@ pub struct SessionCore {
     core_override: Mutex<Option<(String, Value)>>,
     rules: Mutex<Option<Rules>>,
     rules_without_policy: Arc<RuleSet>,
+    hooks_without_policy: Arc<ClassicHooks>,
+    session_id: String,
+    transcript_path: String,
+    rewrites: Rewrites,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -54,6 +87,9 @@ impl SessionCore {
         let sources = readable_sources(&settings);
         let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
         let (rules_without_policy, _) = RuleSet::from_sources(&refs);
+        let (hooks_without_policy, _) = ClassicHooks::from_sources(&refs);
+        let session_id = session_id();
+        let transcript_path = transcript_path(&facts, &session_id);
         let core = SessionCore {
             memo,
             settings,
@@ -65,6 +101,10 @@ impl SessionCore {
             core_override: Mutex::new(None),
             rules: Mutex::new(None),
             rules_without_policy: Arc::new(rules_without_policy),
+            hooks_without_policy: Arc::new(hooks_without_policy),
+            session_id,
+            transcript_path,
+            rewrites: Arc::new(Mutex::new(HashMap::new())),
         };
         core.init_env();
         core
@@ -149,11 +189,16 @@ impl SessionCore {
         lock(&self.log).push(LogLine { channel, text });
     }
 
-    fn rules_for(&self, policy: &Arc<Policy>) -> Arc<RuleSet> {
+    fn rules_for(&self, policy: &Arc<Policy>) -> (Arc<RuleSet>, Arc<ClassicHooks>) {
         let mut cached = lock(&self.rules);
-        if let Some(r) = cached.as_ref() {
+        if let Some(r) = cached.as_mut() {
+            // The same content read again (a new memo window) keeps its rules, and its
+            // warnings are not written again.
+            if !Arc::ptr_eq(&r.policy, policy) && r.policy.settings == policy.settings {
+                r.policy = Arc::clone(policy);
+            }
             if Arc::ptr_eq(&r.policy, policy) {
-                return Arc::clone(&r.rules);
+                return (Arc::clone(&r.rules), Arc::clone(&r.hooks));
             }
         }
         let mut sources = readable_sources(&self.settings);
@@ -166,26 +211,134 @@ impl SessionCore {
         for w in warnings {
             self.write(Channel::Debug, format!("permission rule warning: {w}"));
         }
+        let (hooks, warnings) = ClassicHooks::from_sources(&refs);
+        for w in warnings {
+            self.write(Channel::Debug, format!("classic hook warning: {w}"));
+        }
         let rules = Arc::new(rules);
+        let hooks = Arc::new(hooks);
         *cached = Some(Rules {
             policy: Arc::clone(policy),
             rules: Arc::clone(&rules),
+            hooks: Arc::clone(&hooks),
         });
-        rules
+        (rules, hooks)
     }
 
-    /// The core of `tool.check` (SPEC §1.6, §2.1, §4).
-    fn tool_check(&self, e: &Event) -> Verdict {
-        let tool = e.str_field("tool").unwrap_or_default();
-        let null = Value::Null;
-        let input = e.fields.get("input").unwrap_or(&null);
-        let q = Question { tool, input };
+    /// The rules and classic hooks in force now (fail closed: with the policy
+    /// unreadable, the readable sources' rules judged as SPEC §2.1 says).
+    fn judge_and_hooks(&self) -> (Judge, Arc<ClassicHooks>) {
         match self.read_policy() {
-            Ok(policy) => permissions::decide(&self.rules_for(&policy), &q, &self.facts),
+            Ok(policy) => {
+                let (rules, hooks) = self.rules_for(&policy);
+                let judge = Judge {
+                    rules,
+                    policy_unreadable: false,
+                    facts: self.facts.clone(),
+                };
+                (judge, hooks)
+            }
             Err(_) => {
-                permissions::decide_unreadable_policy(&self.rules_without_policy, &q, &self.facts)
+                let judge = Judge {
+                    rules: Arc::clone(&self.rules_without_policy),
+                    policy_unreadable: true,
+                    facts: self.facts.clone(),
+                };
+                (judge, Arc::clone(&self.hooks_without_policy))
             }
         }
+    }
+
+    /// The session facts the core decides by (SPEC §4).
+    #[must_use]
+    pub fn facts(&self) -> &SessionFacts {
+        &self.facts
+    }
+
+    /// The verdict of the permission rules and the mode alone for `(tool, input)`: the
+    /// core of `tool.check` without the classic hooks (SPEC §4). The tool-use flow meets
+    /// the input the model asked for with it (SPEC §4 "Rewrites").
+    #[must_use]
+    pub fn rules_verdict(&self, tool: &str, input: &Value) -> Verdict {
+        self.judge_and_hooks().0.verdict(tool, input)
+    }
+
+    /// Takes the classic `PreToolUse` hooks' `updatedInput` the core met for this
+    /// `tool_use_id` (SPEC §4 "Rewrites"), if any.
+    pub(crate) fn take_hook_rewrite(&self, tool_use_id: &str) -> Option<Value> {
+        lock(&self.rewrites).remove(tool_use_id)
+    }
+
+    /// The session's id and transcript path as classic hooks read them (SPEC §4 "Classic
+    /// hooks"; reference §4.3).
+    #[must_use]
+    pub fn hook_identity(&self) -> (&str, &str) {
+        (&self.session_id, &self.transcript_path)
+    }
+
+    /// Plans the core of `tool.check` (SPEC §1.6, §2.1, §4): the rules' verdict for
+    /// the pinned question now, and the `classic.PreToolUse` event to raise when some
+    /// classic hook matches the call.
+    fn check_plan(&self, e: &Event) -> CheckPlan {
+        let tool = e.str_field("tool").unwrap_or_default().to_owned();
+        let input = e.fields.get("input").cloned().unwrap_or(Value::Null);
+        let tool_use_id = e.str_field("tool_use_id").unwrap_or_default().to_owned();
+        let (judge, hooks) = self.judge_and_hooks();
+        let base = judge.verdict(&tool, &input);
+        let matching = hooks.matching(classic::PRE_TOOL_USE, &tool, &input, &self.facts);
+        let classic = (!matching.is_empty()).then(|| {
+            let managed = matching.iter().any(|h| h.managed());
+            let fields = classic::pre_tool_use_input(
+                &self.session_id,
+                &self.transcript_path,
+                &self.facts,
+                &tool,
+                &input,
+                &tool_use_id,
+            );
+            (
+                Event::from_value(classic::CLASSIC_PRE_TOOL_USE, fields),
+                managed,
+            )
+        });
+        CheckPlan {
+            judge,
+            tool,
+            input,
+            tool_use_id,
+            base,
+            classic,
+            rewrites: Arc::clone(&self.rewrites),
+        }
+    }
+
+    /// The core of `classic.PreToolUse` (SPEC §1.5, §1.7b, §4): runs the matching
+    /// classic hooks and answers their combined output; every failure goes to the debug
+    /// log (a managed hook's denies, a person's is dropped).
+    fn classic_pre_tool_use(&self, e: &Event) -> Answer {
+        let (_, hooks) = self.judge_and_hooks();
+        let combined = hooks.run_pre_tool_use(&e.to_value(), &self.facts);
+        for run in &combined.runs {
+            if let RunResult::Failed(why) = &run.result {
+                let h = &run.handler;
+                let then = if h.managed() {
+                    "denied"
+                } else {
+                    "the call went on without it"
+                };
+                self.write(
+                    Channel::Debug,
+                    format!(
+                        "classic {} hook `{}` of {} settings ({}) failed: {why}; {then}",
+                        h.event,
+                        h.name(),
+                        h.source,
+                        h.pointer
+                    ),
+                );
+            }
+        }
+        Ok(combined.to_value())
     }
 
     fn settings_read(&self, e: &Event) -> Answer {
@@ -231,14 +384,19 @@ impl SessionCore {
         }
     }
 
+    fn overridden(&self, e: &Event) -> Option<Value> {
+        lock(&self.core_override)
+            .as_ref()
+            .filter(|(name, _)| *name == e.name)
+            .map(|(_, v)| v.clone())
+    }
+
     fn answer_now(&self, cx: &Cx, e: &Event) -> Answer {
-        if let Some((name, v)) = lock(&self.core_override).as_ref() {
-            if *name == e.name {
-                return Ok(v.clone());
-            }
+        if let Some(v) = self.overridden(e) {
+            return Ok(v);
         }
         match e.name.as_str() {
-            names::TOOL_CHECK => Ok(self.tool_check(e).to_value()),
+            classic::CLASSIC_PRE_TOOL_USE => self.classic_pre_tool_use(e),
             names::SETTINGS_READ => self.settings_read(e),
             names::ENV_SET => {
                 let name = e.str_field("name").unwrap_or_default().to_owned();
@@ -298,8 +456,94 @@ fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {
         .collect()
 }
 
+/// The core of one `tool.check`, planned synchronously and finished once the classic
+/// hooks (if any) answered through the `classic.PreToolUse` chain (SPEC §4).
+struct CheckPlan {
+    judge: Judge,
+    tool: String,
+    input: Value,
+    tool_use_id: String,
+    base: Verdict,
+    classic: Option<(Event, bool)>,
+    rewrites: Rewrites,
+}
+
+impl CheckPlan {
+    /// SPEC §4 "Classic hooks" and "Rewrites": the classic hooks run through the
+    /// `classic.PreToolUse` event (so the security default's hold applies to it); an
+    /// answer that cannot be read, or an error, denies when a managed hook was among
+    /// those to run. A hook's `updatedInput` is a rewrite: the rules judge it whole,
+    /// and the deny and ask rules met by the pinned input still stand (the stricter
+    /// verdict). Then the hooks' decision goes over the rules' verdict
+    /// ([`classic::apply_to_verdict`]).
+    async fn finish(self, cx: Cx) -> Answer {
+        let Some((event, managed)) = self.classic else {
+            return Ok(self.base.to_value());
+        };
+        let answered = cx.raise(event).await;
+        let read = answered.as_ref().ok().and_then(classic::read_answer);
+        let hook = match read {
+            Some(h) => h,
+            None if managed => HookAnswer {
+                decision: Some(Decision::Deny),
+                reason: Some(format!(
+                    "the PreToolUse hooks of your organization's managed settings could not be run ({}); denied",
+                    match &answered {
+                        Err(e) => e.failure().kind.to_string(),
+                        Ok(_) => "invalid-answer".to_owned(),
+                    }
+                )),
+                ..HookAnswer::default()
+            },
+            None => HookAnswer::default(),
+        };
+        let mut base = self.base;
+        if let Some(updated) = hook.updated_input.as_ref().filter(|u| **u != self.input) {
+            let rewritten = self.judge.verdict(&self.tool, updated);
+            base = classic::stricter_with_rules(rewritten, base);
+            let mut rewrites = lock(&self.rewrites);
+            if rewrites.len() >= REWRITES_KEPT {
+                rewrites.clear();
+            }
+            rewrites.insert(self.tool_use_id.clone(), updated.clone());
+        }
+        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts).to_value())
+    }
+}
+
+/// A session id for classic hooks' input (reference §4.3): the process id and the time.
+fn session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{:08x}-{:x}", std::process::id(), nanos)
+}
+
+/// Where Claude Code keeps a session's transcript: `~/.claude/projects/<cwd with every
+/// `/` and `.` as `-`>/<session id>.jsonl` (reference §4.3).
+fn transcript_path(facts: &SessionFacts, session_id: &str) -> String {
+    let project: String = facts
+        .cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c == '/' || c == '.' { '-' } else { c })
+        .collect();
+    facts
+        .home
+        .join(".claude/projects")
+        .join(project)
+        .join(format!("{session_id}.jsonl"))
+        .to_string_lossy()
+        .into_owned()
+}
+
 impl fnhooks::Core for SessionCore {
     fn answer(&self, cx: Cx, event: Event) -> BoxFuture<'static, Answer> {
+        if event.name == names::TOOL_CHECK && self.overridden(&event).is_none() {
+            let plan = self.check_plan(&event);
+            return Box::pin(plan.finish(cx));
+        }
         let answer = self.answer_now(&cx, &event);
         Box::pin(async move { answer })
     }

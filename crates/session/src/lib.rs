@@ -5,7 +5,12 @@
 //! This is what an embedding program (or the scenario runner, or the CLI) builds
 //! around [`fnhooks::Engine`]: SPEC §0 (the engine), §1.3 (events raised only when
 //! hooked), §1.5–§1.7b (core answers), §2.1 (the policy read, fail closed), §2.3
-//! (seating), §4 (the core of `tool.check`, from the `permissions` crate).
+//! (seating), §4 (the core of `tool.check`, from the `permissions` crate: the rules and
+//! mode, then the classic `PreToolUse` hooks run through the `classic.PreToolUse` event,
+//! whose deny or ask is named `hook: "PreToolUse"` and whose allow never lifts a deny or
+//! ask rule), §1.6 and §4 "Rewrites" (the tool-use flow, [`Session::tool_use`]:
+//! `tool.call`, then `tool.check` on the rewritten call with the deny and ask rules also
+//! met by the input the model asked for, then the `outcome`).
 //!
 //! ```
 //! use session::{Session, SessionConfig};
@@ -31,7 +36,9 @@ mod settings;
 pub use crate::core::{LogLine, SessionCore};
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
-use fnhooks::{names, Answer, Engine, Event, Origin, Plugin, PluginInfo, Tier, TraceEntry};
+use fnhooks::{
+    names, Answer, Decision, Engine, Event, Origin, Plugin, PluginInfo, Tier, TraceEntry, Verdict,
+};
 use permissions::SessionFacts;
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde_json::{json, Map, Value};
@@ -190,7 +197,12 @@ impl Session {
         };
         let want = want && self.config_seated;
         let mut st = lock(&self.seated);
-        let changed = read.is_ok() && st.prepend_plugins != prepend;
+        // A policy that becomes unreadable seats the security default (fail closed);
+        // otherwise seating is decided again only when `prependPlugins` changed.
+        let changed = match &read {
+            Ok(_) => st.prepend_plugins != prepend,
+            Err(_) => want && !st.seated,
+        };
         if !at_start && !changed {
             return;
         }
@@ -331,6 +343,132 @@ impl Session {
         let out = futures::executor::block_on(self.engine.raise_traced(event, origin));
         self.core.set_override(None);
         Ok(out)
+    }
+
+    /// Runs the engine's flow for one tool call (SPEC §1.5 `tool.call`/`tool.check`,
+    /// §1.6 `outcome`, §4 "Rewrites"; SCENARIOS.md "Files and the tool-use flow").
+    /// `event` holds `{tool, input, tool_use_id}` (its name is not read).
+    ///
+    /// 1. The `tool.call` chain, raised by the engine: rewrites belong there. Its answer
+    ///    `{tool, input}` is the call to check (a field missing or of the wrong type keeps
+    ///    the model's); the core echoes the event. A chain that errs refuses the call.
+    /// 2. `tool.check` on the rewritten, pinned question, through the whole chain: the
+    ///    security default sees exactly this question and holds its verdict as SPEC §3.6
+    ///    says. Its core also runs the classic `PreToolUse` hooks, whose `updatedInput`
+    ///    is one more rewrite, judged there.
+    /// 3. The input the model asked for: when the call was rewritten, the core's rules
+    ///    and mode judge the original call too ([`SessionCore::rules_verdict`]), and
+    ///    its deny, or its ask naming a rule or a setting, replaces the chain's verdict
+    ///    when stricter ([`permissions::classic::stricter_with_rules`]). This step runs
+    ///    after the chain, in the engine, where no plugin can answer it: no rewrite in
+    ///    `tool.call` dodges a deny or ask rule written for the command the model asked
+    ///    for, seated or not.
+    /// 4. The `outcome` ([`permissions::outcome`]): `run`, `prompt`, `host`, `refused`.
+    ///
+    /// Answers `{tool, input (as finally rewritten), verdict, outcome}`.
+    ///
+    /// # Errors
+    ///
+    /// None of its own: a chain error becomes a refused call with a deny verdict saying
+    /// why (fail closed). The `Result` is the shape of every raise.
+    pub fn tool_use(&self, event: Event) -> Answer {
+        self.tool_use_traced(event).0
+    }
+
+    /// [`Session::tool_use`], also returning the trace of its `tool.check` chain run.
+    ///
+    /// SPEC §1.6, §4 "Rewrites".
+    pub fn tool_use_traced(&self, event: Event) -> (Answer, Vec<TraceEntry>) {
+        let tool = event.str_field("tool").unwrap_or_default().to_owned();
+        let input = event.fields.get("input").cloned().unwrap_or(Value::Null);
+        let tool_use_id = event
+            .str_field("tool_use_id")
+            .unwrap_or_default()
+            .to_owned();
+        let facts = self.core.facts().clone();
+        let refused = |tool: &str, input: &Value, reason: String| {
+            let verdict = Verdict::plain(Decision::Deny).with_reason(reason);
+            json!({
+                "tool": tool,
+                "input": input,
+                "outcome": permissions::outcome(&verdict, &facts).as_str(),
+                "verdict": verdict.to_value(),
+            })
+        };
+
+        // 1. tool.call: rewrites.
+        let mut call = Map::new();
+        call.insert("tool".into(), json!(tool));
+        call.insert("input".into(), input.clone());
+        call.insert("tool_use_id".into(), json!(tool_use_id));
+        let called = futures::executor::block_on(
+            self.engine
+                .raise(Event::new(names::TOOL_CALL, call), Origin::engine()),
+        );
+        let called = match called {
+            Ok(v) => v,
+            Err(e) => {
+                let reason = format!(
+                    "the tool.call chain failed ({}); the call was not made",
+                    e.failure().kind
+                );
+                return (Ok(refused(&tool, &input, reason)), Vec::new());
+            }
+        };
+        let new_tool = called
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or(&tool)
+            .to_owned();
+        let new_input = called
+            .get("input")
+            .cloned()
+            .unwrap_or_else(|| input.clone());
+
+        // 2. tool.check on the rewritten question.
+        let _ = self.core.take_hook_rewrite(&tool_use_id);
+        let mut check = Map::new();
+        check.insert("tool".into(), json!(new_tool));
+        check.insert("input".into(), new_input.clone());
+        check.insert("tool_use_id".into(), json!(tool_use_id));
+        let (answer, trace) = futures::executor::block_on(
+            self.engine
+                .raise_traced(Event::new(names::TOOL_CHECK, check), Origin::engine()),
+        );
+        let final_input = self
+            .core
+            .take_hook_rewrite(&tool_use_id)
+            .unwrap_or_else(|| new_input.clone());
+        let verdict = match &answer {
+            Ok(v) => Verdict::from_value(v),
+            Err(_) => None,
+        };
+        let Some(mut verdict) = verdict else {
+            let why = match &answer {
+                Err(e) => e.failure().kind.to_string(),
+                Ok(_) => "invalid-answer".to_owned(),
+            };
+            let reason = format!(
+                "the permission check could not be completed ({why}); denied by your organization's policy"
+            );
+            return (Ok(refused(&new_tool, &final_input, reason)), trace);
+        };
+
+        // 3. Deny and ask rules also meet the input the model asked for.
+        if new_tool != tool || new_input != input {
+            let original = self.core.rules_verdict(&tool, &input);
+            verdict = permissions::classic::stricter_with_rules(verdict, original);
+        }
+
+        // 4. What the engine does with the verdict.
+        let outcome = permissions::outcome(&verdict, &facts);
+        let out = json!({
+            "tool": new_tool,
+            "input": final_input,
+            "verdict": verdict.to_value(),
+            "outcome": outcome.as_str(),
+        });
+        (Ok(out), trace)
     }
 
     /// Reloads a listed plugin: it is admitted afresh through `plugin.register` (as after

@@ -1,0 +1,182 @@
+//! The bypass corpus of issue #3 item 7: every scenario under
+//! `examples/scenarios/bypass` passes — one test per family file, each step a real
+//! technique for getting around a managed deny or ask (wrappers, quoting,
+//! separators, substitutions, dynamic code, paths, symlinks, Unicode, case,
+//! redirects, modes, hooks, WebFetch hosts, other tools' rules).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use scenario::run::{run_scenario, RunOptions};
+use std::path::{Path, PathBuf};
+
+/// The family files, one test each below.
+const FAMILIES: &[&str] = &[
+    "wrappers",
+    "quoting",
+    "separators",
+    "substitutions",
+    "dynamic",
+    "paths",
+    "symlinks",
+    "unicode",
+    "case",
+    "redirects",
+    "modes",
+    "hooks",
+    "webfetch",
+    "tools",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs every scenario of `examples/scenarios/bypass/<family>.json`, seated and with
+/// `--compare`, and fails listing every failing step with its path relative to the root.
+fn run_family(family: &str) {
+    let rel = format!("examples/scenarios/bypass/{family}.json");
+    let file = root().join(&rel);
+    let loaded = scenario::load_paths(&[file]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!loaded.is_empty(), "no scenario in {rel}");
+    let mut failures = Vec::new();
+    for l in &loaded {
+        let report = run_scenario(
+            l,
+            &RunOptions {
+                managed: None,
+                compare: true,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", l.file.display()));
+        for f in &report.failures {
+            let file = l
+                .file
+                .strip_prefix(root())
+                .unwrap_or(&l.file)
+                .display()
+                .to_string();
+            failures.push(format!(
+                "{file}{} {:?} step {:?}: {}\n  expected {}\n  actual {}\n  trace {}",
+                l.pointer(),
+                report.name,
+                f.step,
+                f.why,
+                f.expected,
+                f.actual,
+                serde_json::to_string(&f.trace).unwrap_or_default()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn bypass_wrappers() {
+    run_family("wrappers");
+}
+
+#[test]
+fn bypass_quoting() {
+    run_family("quoting");
+}
+
+#[test]
+fn bypass_separators() {
+    run_family("separators");
+}
+
+#[test]
+fn bypass_substitutions() {
+    run_family("substitutions");
+}
+
+#[test]
+fn bypass_dynamic() {
+    run_family("dynamic");
+}
+
+#[test]
+fn bypass_paths() {
+    run_family("paths");
+}
+
+#[test]
+fn bypass_symlinks() {
+    run_family("symlinks");
+}
+
+#[test]
+fn bypass_unicode() {
+    run_family("unicode");
+}
+
+#[test]
+fn bypass_case() {
+    run_family("case");
+}
+
+#[test]
+fn bypass_redirects() {
+    run_family("redirects");
+}
+
+#[test]
+fn bypass_modes() {
+    run_family("modes");
+}
+
+#[test]
+fn bypass_hooks() {
+    run_family("hooks");
+}
+
+#[test]
+fn bypass_webfetch() {
+    run_family("webfetch");
+}
+
+#[test]
+fn bypass_tools() {
+    run_family("tools");
+}
+
+/// Every family file in the folder has its test above, and the corpus keeps at least
+/// 150 steps (issue #3 item 7).
+#[test]
+fn bypass_every_family_file_has_a_test_and_the_corpus_is_large_enough() {
+    let dir = root().join("examples/scenarios/bypass");
+    let mut steps = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            FAMILIES.contains(&stem.as_str()),
+            "{} has no test in crates/scenario/tests/bypass.rs",
+            path.display()
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        steps += v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["steps"].as_array().unwrap().len())
+            .sum::<usize>();
+    }
+    assert!(
+        steps >= 150,
+        "the bypass corpus has {steps} steps, fewer than 150"
+    );
+}
