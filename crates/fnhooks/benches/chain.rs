@@ -1,0 +1,62 @@
+//! The engine's own cost (issue #4): the no-hook path (an event nobody hooks, answered
+//! by the core directly, SPEC §1.3) and the cost of one pass-through link, from chains
+//! of 0, 1, 8 and 32 links.
+//!
+//! Run with `cargo bench -p fnhooks`; `scripts/bench-summary` turns the figures into
+//! per-link cost.
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use divan::{black_box, Bencher};
+use fnhooks::{
+    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Origin, Plugin, PluginInfo, Registration, Tier,
+};
+use futures::future::BoxFuture;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+fn main() {
+    divan::main();
+}
+
+struct Fixed;
+
+impl Core for Fixed {
+    fn answer(&self, _cx: Cx, _e: Event) -> BoxFuture<'static, Answer> {
+        Box::pin(async { Ok(Value::Object(Map::new())) })
+    }
+    fn engine_log(&self, _channel: Channel, _line: String) {}
+}
+
+fn engine(links: usize) -> Engine {
+    let engine = Engine::new(Arc::new(Fixed), fnhooks::DEFAULT_HOOK_TIMEOUT);
+    for i in 0..links {
+        let info = PluginInfo { id: format!("p{i}@bench"), name: format!("p{i}"), tier: Tier::User, worker: None };
+        engine.seat(Plugin::new(info).with(Registration::on("prompt.section", |_cx: Cx, e: Event, n: Next| async move {
+            n.run(e).await.map_err(HookError::from)
+        })));
+    }
+    engine
+}
+
+fn event() -> Event {
+    Event::from_value("prompt.section", json!({"id": "x"}))
+}
+
+/// An event no plugin hooks: the core answers directly (SPEC §1.3).
+#[divan::bench]
+fn no_hook_path(bencher: Bencher) {
+    let engine = engine(0);
+    bencher
+        .with_inputs(event)
+        .bench_local_values(|e| black_box(engine.raise_blocking(e, Origin::engine())));
+}
+
+/// A chain of `n` pass-through links in front of the core.
+#[divan::bench(args = [1, 8, 32])]
+fn pass_through_chain(bencher: Bencher, n: usize) {
+    let engine = engine(n);
+    bencher
+        .with_inputs(event)
+        .bench_local_values(|e| black_box(engine.raise_blocking(e, Origin::engine())));
+}
