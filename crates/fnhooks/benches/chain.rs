@@ -9,7 +9,8 @@
 
 use divan::{black_box, Bencher};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Origin, Plugin, PluginInfo, Registration, Tier,
+    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Origin, Plugin, PluginInfo,
+    Registration, Tier,
 };
 use futures::future::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -31,10 +32,16 @@ impl Core for Fixed {
 fn engine(links: usize) -> Engine {
     let engine = Engine::new(Arc::new(Fixed), fnhooks::DEFAULT_HOOK_TIMEOUT);
     for i in 0..links {
-        let info = PluginInfo { id: format!("p{i}@bench"), name: format!("p{i}"), tier: Tier::User, worker: None };
-        engine.seat(Plugin::new(info).with(Registration::on("prompt.section", |_cx: Cx, e: Event, n: Next| async move {
-            n.run(e).await.map_err(HookError::from)
-        })));
+        let info = PluginInfo {
+            id: format!("p{i}@bench"),
+            name: format!("p{i}"),
+            tier: Tier::User,
+            worker: None,
+        };
+        engine.seat(Plugin::new(info).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
+        )));
     }
     engine
 }

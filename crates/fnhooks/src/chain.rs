@@ -135,6 +135,31 @@ fn ser_opt_answer<S: serde::Serializer>(a: &Option<Answer>, s: S) -> Result<S::O
     a.as_ref().map(answer_to_json).serialize(s)
 }
 
+/// A trace as the chain builds it: a persistent list, outermost first, so that a link
+/// prepends its own entry to what ran beneath it without copying (SPEC §1.1 `next.trace`;
+/// DESIGN: no copying on the hot path).
+type Trace = Option<Arc<TraceNode>>;
+
+struct TraceNode {
+    entry: TraceEntry,
+    below: Trace,
+}
+
+fn trace_node(entry: TraceEntry, below: Trace) -> Trace {
+    Some(Arc::new(TraceNode { entry, below }))
+}
+
+/// The entries of a trace, outermost first.
+fn trace_entries(trace: &Trace) -> Vec<TraceEntry> {
+    let mut out = Vec::new();
+    let mut at = trace.as_ref();
+    while let Some(node) = at {
+        out.push(node.entry.clone());
+        at = node.below.as_ref();
+    }
+    out
+}
+
 /// Merges adjacent entries of one batch into one entry under the first member's tier
 /// (SPEC §1.1 **[decision]**).
 fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
@@ -161,8 +186,31 @@ fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
     out
 }
 
+/// A seated plugin, with what every link of it shares: its info and its origin, made
+/// once at seating (no per-link copies).
+struct Seated {
+    info: Arc<PluginInfo>,
+    origin: Arc<Origin>,
+    registrations: Vec<Registration>,
+}
+
+impl Seated {
+    fn new(plugin: Plugin) -> Self {
+        let origin = Origin {
+            tier: plugin.info.tier,
+            plugin: plugin.info.name.clone(),
+            id: plugin.info.id.clone(),
+        };
+        Seated {
+            info: Arc::new(plugin.info),
+            origin: Arc::new(origin),
+            registrations: plugin.registrations,
+        }
+    }
+}
+
 struct EngineInner {
-    plugins: RwLock<Vec<Arc<Plugin>>>,
+    plugins: RwLock<Vec<Arc<Seated>>>,
     core: Arc<dyn Core>,
     hook_timeout: Duration,
 }
@@ -215,7 +263,7 @@ impl Engine {
     fn seat_at(&self, plugin: Plugin, first: bool) {
         let mut plugins = write_lock(&self.inner.plugins);
         if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == plugin.info.id) {
-            *slot = Arc::new(plugin);
+            *slot = Arc::new(Seated::new(plugin));
             return;
         }
         let tier = plugin.info.tier;
@@ -225,7 +273,7 @@ impl Engine {
             plugins.iter().position(|p| p.info.tier > tier)
         }
         .unwrap_or(plugins.len());
-        plugins.insert(at, Arc::new(plugin));
+        plugins.insert(at, Arc::new(Seated::new(plugin)));
     }
 
     /// Unseats the plugin with this id; `false` when none was seated.
@@ -241,7 +289,7 @@ impl Engine {
     pub fn plugins(&self) -> Vec<PluginInfo> {
         read_lock(&self.inner.plugins)
             .iter()
-            .map(|p| p.info.clone())
+            .map(|p| PluginInfo::clone(&p.info))
             .collect()
     }
 
@@ -251,7 +299,7 @@ impl Engine {
         read_lock(&self.inner.plugins)
             .iter()
             .find(|p| p.info.id == id)
-            .map(|p| p.info.clone())
+            .map(|p| PluginInfo::clone(&p.info))
     }
 
     /// Whether some seated plugin hooks `event` (SPEC §1.3).
@@ -277,12 +325,13 @@ impl Engine {
     /// policy, a dropped link whose last run failed).
     pub fn raise(&self, event: Event, origin: Origin) -> BoxFuture<'static, Answer> {
         let links = self.links_for(&event);
-        let core_cx = Cx {
-            engine: self.clone(),
-            plugin: None,
-            origin: origin.clone(),
-        };
+        let origin = Arc::new(origin);
         if links.is_empty() {
+            let core_cx = Cx {
+                engine: self.clone(),
+                plugin: None,
+                origin,
+            };
             return self.inner.core.answer(core_cx, event);
         }
         let run = Arc::new(ChainRun {
@@ -317,11 +366,11 @@ impl Engine {
         let run = Arc::new(ChainRun {
             engine: self.clone(),
             links,
-            origin,
+            origin: Arc::new(origin),
         });
         Box::pin(async move {
             let (answer, trace) = run.run_from(0, event).await;
-            (answer, merge_batches(&trace))
+            (answer, merge_batches(&trace_entries(&trace)))
         })
     }
 
@@ -330,12 +379,14 @@ impl Engine {
         let mut links: Vec<Link> = Vec::new();
         let mut batch_id = 0usize;
         for p in plugins.iter() {
-            for r in p.registrations.iter().filter(|r| r.matches(event)) {
-                links.push(Link {
-                    plugin: Arc::clone(p),
-                    registration: r.clone(),
-                    batch: None,
-                });
+            for (reg, r) in p.registrations.iter().enumerate() {
+                if r.matches(event) {
+                    links.push(Link {
+                        plugin: Arc::clone(p),
+                        reg,
+                        batch: None,
+                    });
+                }
             }
         }
         // Batches: adjacent links whose plugins share a worker, never across the
@@ -368,8 +419,8 @@ impl Engine {
 
 #[derive(Clone)]
 struct Link {
-    plugin: Arc<Plugin>,
-    registration: Registration,
+    plugin: Arc<Seated>,
+    reg: usize,
     batch: Option<usize>,
 }
 
@@ -378,8 +429,8 @@ struct Link {
 #[derive(Clone)]
 pub struct Cx {
     engine: Engine,
-    plugin: Option<PluginInfo>,
-    origin: Origin,
+    plugin: Option<Arc<PluginInfo>>,
+    origin: Arc<Origin>,
 }
 
 impl Cx {
@@ -392,7 +443,7 @@ impl Cx {
     /// The plugin this `cx` belongs to (`None` for the core).
     #[must_use]
     pub fn plugin(&self) -> Option<&PluginInfo> {
-        self.plugin.as_ref()
+        self.plugin.as_deref()
     }
 
     /// For the core: who raised the event it answers. For a hook: the hook's own plugin
@@ -406,11 +457,7 @@ impl Cx {
     #[must_use]
     pub fn raiser(&self) -> Origin {
         match &self.plugin {
-            Some(p) => Origin {
-                tier: p.tier,
-                plugin: p.name.clone(),
-                id: p.id.clone(),
-            },
+            Some(_) => Origin::clone(&self.origin),
             None => Origin::engine(),
         }
     }
@@ -451,18 +498,18 @@ impl Cx {
 struct ChainRun {
     engine: Engine,
     links: Vec<Link>,
-    origin: Origin,
+    origin: Arc<Origin>,
 }
 
 #[derive(Default)]
 struct NextState {
     called: bool,
-    last: Option<(Answer, Vec<TraceEntry>)>,
+    last: Option<(Answer, Trace)>,
     broke: Option<HookFailure>,
     error: Option<HookFailure>,
     /// A failure handler's `next` replays the failed hook's last run instead of running
     /// the chain again (SPEC §1.1 [decision]).
-    replay: Option<(Answer, Vec<TraceEntry>)>,
+    replay: Option<(Answer, Trace)>,
     in_next: Duration,
     entered: Option<std::time::Instant>,
 }
@@ -533,7 +580,7 @@ impl Next {
         let st = lock(&self.state);
         st.last
             .as_ref()
-            .map(|(_, t)| merge_batches(t))
+            .map(|(_, t)| merge_batches(&trace_entries(t)))
             .unwrap_or_default()
     }
 
@@ -598,11 +645,7 @@ enum Outcome {
 }
 
 impl ChainRun {
-    fn run_from(
-        self: Arc<Self>,
-        pos: usize,
-        event: Event,
-    ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
+    fn run_from(self: Arc<Self>, pos: usize, event: Event) -> BoxFuture<'static, (Answer, Trace)> {
         Box::pin(async move {
             let Some(link) = self.links.get(pos).cloned() else {
                 let cx = Cx {
@@ -621,19 +664,14 @@ impl ChainRun {
                     failure: None,
                     batch: None,
                 };
-                return (answer, vec![entry]);
+                return (answer, trace_node(entry, None));
             };
             self.run_link(pos, &link, event).await
         })
     }
 
-    async fn run_link(
-        self: Arc<Self>,
-        pos: usize,
-        link: &Link,
-        event: Event,
-    ) -> (Answer, Vec<TraceEntry>) {
-        let info = link.plugin.info.clone();
+    async fn run_link(self: Arc<Self>, pos: usize, link: &Link, event: Event) -> (Answer, Trace) {
+        let info = Arc::clone(&link.plugin.info);
         let state = Arc::new(Mutex::new(NextState::default()));
         let next = Next {
             run: Arc::clone(&self),
@@ -643,14 +681,13 @@ impl ChainRun {
         };
         let cx = Cx {
             engine: self.engine.clone(),
-            plugin: Some(info.clone()),
-            origin: Origin {
-                tier: info.tier,
-                plugin: info.name.clone(),
-                id: info.id.clone(),
-            },
+            plugin: Some(Arc::clone(&info)),
+            origin: Arc::clone(&link.plugin.origin),
         };
-        let hook = Arc::clone(&link.registration.hook);
+        let Some(registration) = link.plugin.registrations.get(link.reg) else {
+            return Arc::clone(&self).run_from(pos + 1, event).await;
+        };
+        let hook = Arc::clone(&registration.hook);
         let outcome = self
             .drive(
                 &event.name,
@@ -676,15 +713,15 @@ impl ChainRun {
         let failure = match outcome {
             Outcome::Answered(answer) => {
                 let st = lock(&state);
-                let mut trace = vec![entry(&answer, None, &st)];
-                trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
-                return (answer, trace);
+                let below = st.last.as_ref().and_then(|(_, t)| t.clone());
+                let node = trace_node(entry(&answer, None, &st), below);
+                return (answer, node);
             }
             Outcome::Failed(f) => f,
         };
 
         // A failure handler decides (SPEC §1.1).
-        if let Some(catch) = link.registration.catch.clone() {
+        if let Some(catch) = registration.catch.clone() {
             let (called, last) = {
                 let st = lock(&state);
                 (st.called, st.last.clone())
@@ -714,9 +751,9 @@ impl ChainRun {
                 .await;
             if let Outcome::Answered(answer) = handled {
                 let st = lock(&handler_state);
-                let mut trace = vec![entry(&answer, None, &st)];
-                trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
-                return (answer, trace);
+                let below = st.last.as_ref().and_then(|(_, t)| t.clone());
+                let node = trace_node(entry(&answer, None, &st), below);
+                return (answer, node);
             }
         }
 
@@ -740,9 +777,9 @@ impl ChainRun {
                 .with_reason(reason)
                 .to_value());
             let st = lock(&state);
-            let mut trace = vec![entry(&answer, Some(failure.kind), &st)];
-            trace.extend(st.last.iter().flat_map(|(_, t)| t.iter().cloned()));
-            return (answer, trace);
+            let below = st.last.as_ref().and_then(|(_, t)| t.clone());
+            let node = trace_node(entry(&answer, Some(failure.kind), &st), below);
+            return (answer, node);
         }
 
         // Drop the link and go on (SPEC §1.2).
@@ -767,9 +804,7 @@ impl ChainRun {
         let st = lock(&state);
         let mut e = entry(&answer, Some(failure.kind), &st);
         e.handed = Some(answer.clone());
-        let mut trace = vec![e];
-        trace.extend(below);
-        (answer, trace)
+        (answer, trace_node(e, below))
     }
 
     /// Runs one hook (or failure handler) with panics caught, its own time limited, and
