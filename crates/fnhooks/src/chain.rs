@@ -331,6 +331,7 @@ impl Engine {
                 engine: self.clone(),
                 plugin: None,
                 origin,
+                clock: None,
             };
             return self.inner.core.answer(core_cx, event);
         }
@@ -431,6 +432,10 @@ pub struct Cx {
     engine: Engine,
     plugin: Option<Arc<PluginInfo>>,
     origin: Arc<Origin>,
+    /// The running hook's own-time clock: time spent in events it raises does not count
+    /// as its own (each of their hooks has its own timeout), as time inside `next` does
+    /// not (SPEC §1.1).
+    clock: Option<Arc<Mutex<NextState>>>,
 }
 
 impl Cx {
@@ -468,7 +473,16 @@ impl Cx {
     ///
     /// The chain's error.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
-        self.engine.raise(event, self.raiser())
+        let raised = self.engine.raise(event, self.raiser());
+        match self.clock.clone() {
+            None => raised,
+            Some(clock) => Box::pin(async move {
+                pause(&clock);
+                let answer = raised.await;
+                resume(&clock);
+                answer
+            }),
+        }
     }
 
     /// `settings.read({source})` (SPEC §1.5).
@@ -512,6 +526,9 @@ struct NextState {
     replay: Option<(Answer, Trace)>,
     in_next: Duration,
     entered: Option<std::time::Instant>,
+    /// How many `next` calls and raised events are under way (the clock is paused
+    /// while any is).
+    depth: u32,
 }
 
 /// The rest of the chain, as a hook sees it (SPEC §1.1): `next.run(e)` (the seed's
@@ -624,18 +641,32 @@ impl Next {
             let msg = format!("handed on a changed pinned field of {}", event.name);
             return Err(self.break_hook(FailureKind::Pin, msg));
         }
-        {
-            let mut st = lock(&self.state);
-            st.called = true;
-            st.entered = Some(std::time::Instant::now());
-        }
+        lock(&self.state).called = true;
+        pause(&self.state);
         let (answer, trace) = Arc::clone(&self.run).run_from(at, event).await;
-        let mut st = lock(&self.state);
+        resume(&self.state);
+        lock(&self.state).last = Some((answer.clone(), trace));
+        answer
+    }
+}
+
+/// Stops a hook's own-time clock (entering `next` or a raised event).
+fn pause(state: &Mutex<NextState>) {
+    let mut st = lock(state);
+    if st.depth == 0 {
+        st.entered = Some(std::time::Instant::now());
+    }
+    st.depth += 1;
+}
+
+/// Restarts a hook's own-time clock when the last `next` or raised event returns.
+fn resume(state: &Mutex<NextState>) {
+    let mut st = lock(state);
+    st.depth = st.depth.saturating_sub(1);
+    if st.depth == 0 {
         if let Some(t) = st.entered.take() {
             st.in_next += t.elapsed();
         }
-        st.last = Some((answer.clone(), trace));
-        answer
     }
 }
 
@@ -652,6 +683,7 @@ impl ChainRun {
                     engine: self.engine.clone(),
                     plugin: None,
                     origin: self.origin.clone(),
+                    clock: None,
                 };
                 let answer = self.engine.inner.core.answer(cx, event).await;
                 let entry = TraceEntry {
@@ -683,6 +715,7 @@ impl ChainRun {
             engine: self.engine.clone(),
             plugin: Some(Arc::clone(&info)),
             origin: Arc::clone(&link.plugin.origin),
+            clock: None,
         };
         let Some(registration) = link.plugin.registrations.get(link.reg) else {
             return Arc::clone(&self).run_from(pos + 1, event).await;
@@ -818,6 +851,8 @@ impl ChainRun {
         event: Event,
         next: Next,
     ) -> Outcome {
+        let mut cx = cx;
+        cx.clock = Some(Arc::clone(state));
         let started = std::panic::catch_unwind(AssertUnwindSafe(|| hook.call(cx, event, next)));
         let fut = match started {
             Ok(f) => f,

@@ -522,3 +522,34 @@ fn next_origin_is_the_raiser() {
         .unwrap();
     assert_eq!(seen.lock().unwrap().clone().unwrap(), origin);
 }
+
+#[test]
+fn time_spent_in_events_a_hook_raises_is_not_its_own() {
+    let (engine, rec) = engine();
+    // Two slow links at settings.read, each within its own 200 ms timeout...
+    for id in ["slow1", "slow2"] {
+        engine.seat(plugin(
+            id,
+            Tier::Append,
+            "settings.read",
+            |_cx: Cx, e: Event, n: Next| async move {
+                futures_timer_sleep(Duration::from_millis(120)).await;
+                n.run(e).await.map_err(HookError::from)
+            },
+        ));
+    }
+    // ...and a hook that reads settings through them: 240 ms in all, none of it its own.
+    engine.seat(plugin(
+        "reader",
+        Tier::Prepend,
+        "prompt.section",
+        |cx: Cx, e: Event, n: Next| async move {
+            cx.settings_read("policy").await?;
+            let mut a = n.run(e).await?;
+            a["text"] = json!("read");
+            Ok(a)
+        },
+    ));
+    let a = raise(&engine, "prompt.section", json!({})).unwrap();
+    assert_eq!(a["text"], "read", "{:?}", rec.log.lock().unwrap());
+}
