@@ -1,7 +1,9 @@
 //! Benches of the core's decision (SPEC §4; issue #3 item 7): a decision over 10,
 //! 100, 1,000 and 10,000 rules, with and without a shell parse, and the parse memo.
 //!
-//! Run with `cargo bench -p permissions`.
+//! Run with `cargo bench -p permissions`. `canonical_only` is the filesystem floor
+//! of a file decision (one `lstat` per path component, SPEC §4: paths are met by
+//! their canonical form too); `other_tool` the core's fixed cost.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -74,15 +76,18 @@ fn bash_memo_hit(bencher: Bencher, n: usize) {
     });
 }
 
+/// Numbers the commands of [`bash_with_parse`] across all its runs, so that none is
+/// ever in the parse memo.
+static FRESH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// A decision on a shell command never seen before: a full parse each time.
 #[divan::bench(args = COUNTS)]
 fn bash_with_parse(bencher: Bencher, n: usize) {
     let r = rules(n);
     let f = facts();
-    let counter = std::sync::atomic::AtomicU64::new(0);
     bencher
         .with_inputs(|| {
-            let i = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let i = FRESH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             json!({ "command": format!("{COMMAND} # {i}") })
         })
         .bench_refs(|input: &mut Value| {
@@ -95,6 +100,37 @@ fn bash_with_parse(bencher: Bencher, n: usize) {
                 &f,
             )
         });
+}
+
+/// The floor of a file decision: resolving one path's symbolic links (SPEC §4: a
+/// path is met as typed and canonical), one `lstat` per existing component. What
+/// `read_no_parse` costs above this is the rules' share.
+#[divan::bench]
+fn canonical_only() -> Option<Vec<String>> {
+    permissions::path::canonical(
+        black_box(std::path::Path::new("/home/dev/repo/src/main.rs")),
+        std::path::Path::new("/home/dev/repo"),
+        std::path::Path::new("/home/dev"),
+    )
+}
+
+/// A decision no rule can apply to (an MCP tool no rule names): the core's fixed
+/// cost, with no path and no shell command.
+#[divan::bench(args = COUNTS)]
+fn other_tool(bencher: Bencher, n: usize) {
+    let r = rules(n);
+    let f = facts();
+    let input = json!({"q": "x"});
+    bencher.bench(|| {
+        decide(
+            black_box(&r),
+            &Question {
+                tool: "mcp__docs__search",
+                input: &input,
+            },
+            &f,
+        )
+    });
 }
 
 /// The shell parse alone, and the memo hit alone.

@@ -39,6 +39,12 @@ const MAX_DEPTH: usize = 16;
 const MAX_LEN: usize = 64 * 1024;
 /// Bracket nesting deeper than this is not parsed (the parser recurses).
 const MAX_NESTING: usize = 64;
+
+/// How deep `(` may nest before a command counts as one that cannot be parsed.
+/// brush-parser backtracks exponentially on runs of unclosed `(` (found by fuzzing:
+/// `( (ls w((((((((((((((((((((((((e` took seconds, doubling per `(`), so a deeper
+/// command is never parsed: it gets at least a plain ask (SPEC §4).
+const MAX_PAREN_NESTING: usize = 12;
 /// How many directories a command may have moved to before the next one is unknown.
 const MAX_BASES: usize = 8;
 /// How many parses [`parse_command_cached`] keeps.
@@ -84,6 +90,8 @@ pub struct Redirect {
     pub kind: RedirectKind,
     /// The target word (a path, a delimiter, a descriptor).
     pub target: Word,
+    /// A here-document's text (`None` for every other redirect).
+    pub body: Option<String>,
 }
 
 /// The directories a command may be in when one of its parts runs, as written by the
@@ -211,6 +219,30 @@ fn split_at(command: &str, depth: usize) -> Result<Vec<SimpleCommand>, SplitErro
     }
 }
 
+/// Whether `s` has a `(` followed, past whitespace, by another `(` (quotes ignored).
+fn spaced_double_paren(s: &str) -> bool {
+    let mut after_open_space = false;
+    let mut prev_open = false;
+    for c in s.chars() {
+        match c {
+            '(' if after_open_space => return true,
+            '(' => {
+                prev_open = true;
+                after_open_space = false;
+            }
+            c if c.is_whitespace() && (prev_open || after_open_space) => {
+                prev_open = false;
+                after_open_space = true;
+            }
+            _ => {
+                prev_open = false;
+                after_open_space = false;
+            }
+        }
+    }
+    false
+}
+
 /// The deepest bracket nesting of `s`, counted coarsely (quotes ignored).
 fn nesting(s: &str) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
@@ -227,11 +259,27 @@ fn nesting(s: &str) -> usize {
     max.max(s.matches('`').count() / 2)
 }
 
+/// The deepest run of `(` in `s`, counting every `(` whether or not it is closed.
+fn paren_nesting(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in s.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
     if command.len() > MAX_LEN {
         return Err(SplitError::Unsupported("a command this long"));
     }
-    if nesting(command) > MAX_NESTING {
+    if nesting(command) > MAX_NESTING || paren_nesting(command) > MAX_PAREN_NESTING {
         return Err(SplitError::TooDeep);
     }
     let run = || {
@@ -261,6 +309,9 @@ struct Walker {
     repeated: usize,
     /// Inside a conditional or asynchronous context: a `cd` there may not run.
     uncertain_flow: usize,
+    /// The text holds `(` and `(` apart (`( (cmd) )`), which the parser may read as
+    /// an arithmetic command.
+    spaced_parens: bool,
 }
 
 impl Walker {
@@ -272,6 +323,7 @@ impl Walker {
             bases,
             repeated: 0,
             uncertain_flow: 0,
+            spaced_parens: false,
         }
     }
 
@@ -287,6 +339,7 @@ impl Walker {
             return Err(SplitError::TooDeep);
         }
         let program = parse_program(command)?;
+        self.spaced_parens |= spaced_double_paren(command);
         for list in &program.complete_commands {
             self.list(list);
         }
@@ -405,7 +458,20 @@ impl Walker {
 
     fn compound(&mut self, cc: &ast::CompoundCommand) {
         match cc {
-            ast::CompoundCommand::Arithmetic(a) => self.scan(&a.expr.value),
+            ast::CompoundCommand::Arithmetic(a) => {
+                self.scan(&a.expr.value);
+                // The parser reads `( (cmd) )` as the arithmetic `((cmd))`; the shell
+                // runs nested subshells. Where the text has a `(` and another `(`
+                // apart, the expression is also walked as commands.
+                if self.spaced_parens {
+                    let before = self.error.clone();
+                    self.nested(&a.expr.value);
+                    // An arithmetic expression that is no command is not an error.
+                    if before.is_none() && matches!(self.error, Some(SplitError::Syntax(_))) {
+                        self.error = None;
+                    }
+                }
+            }
             ast::CompoundCommand::ArithmeticForClause(f) => {
                 for e in [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
@@ -578,7 +644,11 @@ impl Walker {
                     (K::DuplicateInput, _) => RedirectKind::Read,
                     _ => RedirectKind::Write,
                 };
-                cmd.redirects.push(Redirect { kind, target: word });
+                cmd.redirects.push(Redirect {
+                    kind,
+                    target: word,
+                    body: None,
+                });
             }
             ast::IoRedirect::HereDocument(_, doc) => {
                 if doc.requires_expansion {
@@ -590,6 +660,7 @@ impl Walker {
                         text: doc.here_end.value.clone(),
                         ..Word::default()
                     },
+                    body: Some(doc.doc.value.clone()),
                 });
             }
             ast::IoRedirect::HereString(_, w) => {
@@ -597,6 +668,7 @@ impl Walker {
                 cmd.redirects.push(Redirect {
                     kind: RedirectKind::HereString,
                     target,
+                    body: None,
                 });
             }
             ast::IoRedirect::OutputAndError(w, _) => {
@@ -604,6 +676,7 @@ impl Walker {
                 cmd.redirects.push(Redirect {
                     kind: RedirectKind::Write,
                     target,
+                    body: None,
                 });
             }
         }
@@ -631,7 +704,8 @@ impl Walker {
                     if !in_dq
                         && (t.contains(['*', '?'])
                             || t.find('[')
-                                .is_some_and(|i| t.get(i + 1..).is_some_and(|r| r.contains(']'))))
+                                .is_some_and(|i| t.get(i + 1..).is_some_and(|r| r.contains(']')))
+                            || brace_expansion(t))
                     {
                         w.dynamic = true;
                     }
@@ -702,6 +776,15 @@ impl Walker {
         let _ = self.word(&quoted);
         self.depth -= 1;
     }
+}
+
+/// Whether unquoted text holds a brace expansion: `{a,b}` or `{a..b}`.
+fn brace_expansion(t: &str) -> bool {
+    t.match_indices('{').any(|(i, _)| {
+        t.get(i + 1..)
+            .and_then(|r| r.find('}').and_then(|j| r.get(..j)))
+            .is_some_and(|inner| inner.contains(',') || inner.contains(".."))
+    })
 }
 
 /// Resolves the escapes of an ANSI-C quoted string (`$'...'`).
@@ -783,6 +866,19 @@ pub struct Part {
     /// stripping the wrappers that change nothing (`timeout`, `time`, `nice`,
     /// `nohup`, `stdbuf`, `command`, `builtin`, `noglob`, bare `xargs`).
     pub allow_forms: Vec<String>,
+    /// For each of [`Part::allow_forms`], how many of its leading characters an allow
+    /// rule's literal text (before its first `*`) must spell out to cover it
+    /// ([`crate::wildcard::Wildcard::literal_prefix_len`]); 0 for most forms.
+    ///
+    /// **An allow rule never covers a wrapper by its own name** (reference §3.2: exec
+    /// wrappers are never auto-approved by a prefix allow rule): for a form that
+    /// starts with a wrapper (`setsid`, `sudo`, `timeout`, `flock`, `xargs`, ...), the
+    /// rule must spell out everything up to and including the wrapped command's
+    /// name, so `Bash(setsid:*)` does not allow `setsid make deploy` while
+    /// `Bash(sudo apt update)` allows `sudo apt update`. A `find` with an action that
+    /// runs, deletes or writes (`-exec`, `-delete`, `-fprint`, ...) must be spelled
+    /// out whole: `Bash(find:*)` does not allow `find . -delete`.
+    pub allow_guards: Vec<usize>,
     /// Whether an allow rule with a pattern may cover the part: `false` when the
     /// program is only known at run time (`$CMD`, `$(...)`).
     pub allowable: bool,
@@ -793,6 +889,10 @@ pub struct Part {
     /// Whether the part is a common filesystem command `acceptEdits` mode accepts in
     /// the working directories (`mkdir`, `touch`, `mv`, `cp`; reference §3.4).
     pub edits_files: bool,
+    /// Whether what the part runs is known only when the shell runs (see
+    /// [`ParsedCommand::certain`] for the cases); such a part makes its whole
+    /// command uncertain.
+    pub uncertain: bool,
 }
 
 /// A file a command reads or writes: a path argument of a file command the core
@@ -811,6 +911,9 @@ pub struct FileArg {
     pub dynamic: bool,
     /// The directories a relative path is taken from.
     pub bases: Bases,
+    /// Whether the command removes it (`rm`, `rmdir`): removing a critical path is
+    /// never approved automatically (reference §3.3).
+    pub remove: bool,
 }
 
 impl FileArg {
@@ -861,7 +964,31 @@ pub struct ParsedCommand {
     /// targets (`/dev/null` excepted) and the path arguments of file commands.
     pub files: Vec<FileArg>,
     /// Whether the command was parsed with confidence. When `false`, no rule and no
-    /// mode default allows it.
+    /// mode default allows it: at least a plain ask in every mode,
+    /// `bypassPermissions` included; deny and ask rules still meet every part
+    /// found.
+    ///
+    /// **\[decision\]** (SPEC §4: "a command that cannot be parsed is never allowed
+    /// by a rule"; issue #3: no shell trick dodges the rules). Besides a command the
+    /// parser refuses, a command is uncertain when one of its parts runs something
+    /// known only at run time, which no deny or ask rule can be shown not to match:
+    ///
+    /// - a program word (past wrappers and assignments) holding an expansion, a
+    ///   command substitution, a glob or a brace expansion (`$X`, `"$f"`,
+    ///   `$(echo rm)`, `` `printf rm` ``, `${CMD:-rm}`, `r${EMPTY}m`,
+    ///   `{rm,-rf,build}`, `/bin/r?`, `/bin/r[m]`, `rm${IFS}-rf`), or a word that
+    ///   `xargs -I` replaces;
+    /// - a shell fed code on its standard input: `sh`, `bash -s`, `… | sh`,
+    ///   `sh <<EOF`, `bash <<< '…'` (a here-document's or here-string's text is still
+    ///   parsed, so deny and ask rules meet it);
+    /// - `eval` (its arguments are still parsed);
+    /// - `source`/`.` of a process substitution, an expansion or standard input;
+    /// - a `-c` string that is not a plain word (`sh -c "$X"`, `sh -c '{}'` under
+    ///   `xargs -I{}`), `env -S`.
+    ///
+    /// Such a command is never allowed by any rule, a bare `Bash`/`Bash(*)` allow
+    /// included, nor by any mode; where its visible text matches a deny rule it is
+    /// still denied.
     pub certain: bool,
 }
 
@@ -957,13 +1084,11 @@ fn parse_at(command: &str, depth: usize, outer: &Bases) -> ParsedCommand {
     };
     let mut walker = Walker::new(depth, outer.clone());
     let walked = walker.text(command);
-    if walked.is_err() || walker.error.is_some() {
-        parsed.certain = false;
-    }
+    let refused = walked.is_err() || walker.error.is_some();
     for simple in &walker.out {
         analyse(simple, depth, &mut parsed);
     }
-    if !parsed.certain {
+    if refused {
         coarse(command, &mut parsed);
     }
     parsed
@@ -996,6 +1121,7 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
         let mut strict = vec![chunk.trim().to_owned()];
         strict_forms(&plain, &mut strict, &mut |_| {});
         let stripped = final_words(&plain);
+        let remove = removes(stripped);
         for (word, write) in file_words(stripped) {
             parsed.files.push(FileArg {
                 path: word.text.clone(),
@@ -1006,6 +1132,7 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
                     unknown: true,
                     ..Bases::default()
                 },
+                remove: remove && write,
             });
         }
         parsed.parts.push(Part {
@@ -1013,9 +1140,11 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             words,
             strict_forms: dedup(strict),
             allow_forms: Vec::new(),
+            allow_guards: Vec::new(),
             allowable: false,
             read_only: false,
             edits_files: false,
+            uncertain: true,
         });
     }
 }
@@ -1048,6 +1177,7 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
             redirect: true,
             dynamic: r.target.dynamic,
             bases: simple.bases.clone(),
+            remove: false,
         };
         if write {
             parsed.write_targets.push(WriteTarget {
@@ -1057,7 +1187,8 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
         }
         parsed.files.push(file);
     }
-    let words = &simple.words;
+    let marked = mark_replaced(&simple.words);
+    let words = marked.as_slice();
     let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
 
     // Deny/ask forms, and nested commands found along the stripping steps.
@@ -1071,25 +1202,45 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
             nested.push(inner);
         }
     });
-    if uncertain {
-        parsed.certain = false;
+    // `rm${IFS}-rf`: also met with `$IFS` read as the space it usually is.
+    for form in strict.clone() {
+        if form.contains("$IFS") || form.contains("${IFS}") {
+            strict.push(form.replace("${IFS}", " ").replace("$IFS", " "));
+        }
     }
 
+    // What runs: past every wrapper and assignment.
+    let stripped = final_words(words);
+    let (runs_unknown, fed) = runs_unknown_code(stripped, &simple.redirects);
+    uncertain |= runs_unknown;
+    nested.extend(fed.into_iter().map(|code| (code, false)));
+
     // Allow forms: only the wrappers that change nothing are stripped.
-    let mut allow = vec![texts.join(" "), simple.raw.clone()];
+    let mut allow = vec![
+        (texts.join(" "), allow_guard(words)),
+        (simple.raw.clone(), raw_guard(words, &simple.raw)),
+    ];
     let mut rest: &[Word] = words;
     while let Some(n) = strip_step(rest, true) {
         if n == 0 {
             break;
         }
         rest = rest.get(n..).unwrap_or_default();
-        allow.push(join(rest));
+        allow.push((join(rest), allow_guard(rest)));
     }
-    let allowable = rest.first().is_none_or(|w| !w.dynamic);
+    // A program word only known at run time, or one holding whitespace (`rm\ -rf`
+    // runs a program named "rm -rf"), is covered by no pattern.
+    let allowable = rest.first().is_none_or(|w| !w.dynamic)
+        && stripped
+            .first()
+            .is_none_or(|w| !w.text.contains(char::is_whitespace));
+    let mut seen = std::collections::HashSet::new();
+    allow.retain(|(f, _)| seen.insert(f.clone()));
+    let (allow_forms, allow_guards): (Vec<String>, Vec<usize>) = allow.into_iter().unzip();
 
     // The files the command reads and writes, past every wrapper.
-    let stripped = final_words(words);
     let chdir = words_change_dir(words);
+    let remove = removes(stripped);
     for (word, write) in file_words(stripped) {
         let mut bases = simple.bases.clone();
         bases.unknown |= chdir;
@@ -1099,6 +1250,7 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
             redirect: false,
             dynamic: word.dynamic,
             bases,
+            remove: remove && write,
         });
     }
     let edits_files = stripped.first().is_some_and(|w| {
@@ -1109,15 +1261,20 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
     });
 
     let read_only = is_read_only(words);
+    if uncertain {
+        parsed.certain = false;
+    }
     if !words.is_empty() {
         parsed.parts.push(Part {
             raw: simple.raw.clone(),
             words: texts,
             strict_forms: dedup(strict),
-            allow_forms: dedup(allow),
+            allow_forms,
+            allow_guards,
             allowable,
-            read_only,
+            read_only: read_only && !uncertain,
             edits_files,
+            uncertain,
         });
     }
 
@@ -1130,6 +1287,191 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
         parsed.write_targets.extend(sub.write_targets);
         parsed.files.extend(sub.files);
     }
+}
+
+/// Whether the program past every wrapper removes its path arguments (`rm`, `rmdir`).
+fn removes(stripped: &[Word]) -> bool {
+    stripped
+        .first()
+        .is_some_and(|w| matches!(basename(&w.text), "rm" | "rmdir"))
+}
+
+/// The find actions that run, delete or write: a `find` with one is never allowed by
+/// a prefix rule.
+const FIND_ACTIONS: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
+/// How many leading characters of `join(words)` an allow rule's literal text must
+/// spell out (see [`Part::allow_guards`]): through the program's name when a wrapper
+/// comes before it, the whole form for a `find` that runs, deletes or writes.
+fn allow_guard(words: &[Word]) -> usize {
+    let mut rest = words;
+    let mut wrapped = false;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        wrapped |= rest
+            .first()
+            .is_some_and(|w| !is_assignment(w) && (w.quoted || !is_keyword(&w.text)));
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    let whole = || join(words).chars().count();
+    let find_action = rest.first().is_some_and(|w| basename(&w.text) == "find")
+        && rest.iter().any(|w| FIND_ACTIONS.contains(&w.text.as_str()));
+    if find_action {
+        return whole();
+    }
+    if !wrapped {
+        return 0;
+    }
+    let through = words.len() - rest.len() + 1;
+    match words.get(..through) {
+        Some(head) => join(head).chars().count(),
+        None => whole(),
+    }
+}
+
+/// [`allow_guard`] for the text as written: all of it when a guard applies.
+fn raw_guard(words: &[Word], raw: &str) -> usize {
+    if allow_guard(words) == 0 {
+        0
+    } else {
+        raw.chars().count()
+    }
+}
+
+/// `words` with every word `xargs -I R` (or `-i`, `--replace`) replaces marked as
+/// known only at run time.
+fn mark_replaced(words: &[Word]) -> Vec<Word> {
+    let mut out = words.to_vec();
+    let mut at = 0;
+    while let Some(n) = out.get(at..).and_then(|rest| strip_step(rest, false)) {
+        if n == 0 {
+            break;
+        }
+        let step = out.get(at..at + n).unwrap_or_default();
+        let repl = if step.first().map(|w| basename(&w.text)) == Some("xargs") {
+            xargs_replace(step)
+        } else {
+            None
+        };
+        at += n;
+        if let Some(repl) = repl {
+            for w in out.iter_mut().skip(at) {
+                if w.text.contains(&repl) {
+                    w.dynamic = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The replace string of an `xargs` step, if it has one.
+fn xargs_replace(step: &[Word]) -> Option<String> {
+    let mut it = step.iter().skip(1);
+    while let Some(w) = it.next() {
+        let t = w.text.as_str();
+        if t == "-I" || t == "--replace" {
+            return Some(
+                it.next()
+                    .map_or_else(|| "{}".to_owned(), |v| v.text.clone()),
+            );
+        }
+        if let Some(v) = t.strip_prefix("--replace=") {
+            return Some(v.to_owned());
+        }
+        if let Some(v) = t.strip_prefix("-I") {
+            return Some(v.to_owned());
+        }
+        if let Some(v) = t.strip_prefix("-i") {
+            return Some(if v.is_empty() {
+                "{}".to_owned()
+            } else {
+                v.to_owned()
+            });
+        }
+    }
+    None
+}
+
+/// The shells whose code on standard input, or in a `-c` string, is shell code.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "yash", "fish", "rbash", "ash", "csh", "tcsh",
+];
+
+/// Paths that are a program's standard input.
+const STDIN_PATHS: &[&str] = &["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
+
+/// Whether the program `stripped` runs (past every wrapper) runs code known only at
+/// run time (see [`ParsedCommand::certain`]), and the code it is fed by a
+/// here-document or here-string, which is parsed so deny and ask rules meet it.
+fn runs_unknown_code(stripped: &[Word], redirects: &[Redirect]) -> (bool, Vec<String>) {
+    let Some((first, args)) = stripped.split_first() else {
+        return (false, Vec::new());
+    };
+    if first.dynamic {
+        return (true, Vec::new());
+    }
+    let name = basename(&first.text);
+    match name {
+        "eval" => (true, Vec::new()),
+        "source" | "." => {
+            let arg = args
+                .iter()
+                .find(|a| !a.text.starts_with('-') || a.text == "-");
+            let unknown = arg.is_none_or(|a| a.dynamic || STDIN_PATHS.contains(&a.text.as_str()));
+            (unknown, Vec::new())
+        }
+        n if SHELLS.contains(&n) => {
+            if !shell_reads_stdin(args) {
+                return (false, Vec::new());
+            }
+            let fed = redirects
+                .iter()
+                .filter_map(|r| match r.kind {
+                    RedirectKind::HereDoc => r.body.clone(),
+                    RedirectKind::HereString => Some(r.target.text.clone()),
+                    _ => None,
+                })
+                .collect();
+            (true, fed)
+        }
+        _ => (false, Vec::new()),
+    }
+}
+
+/// Whether a shell with `args` reads its code from standard input: no `-c`, and `-s`,
+/// no script, or a script that is standard input (`--version`/`--help` excepted).
+fn shell_reads_stdin(args: &[Word]) -> bool {
+    let mut skip = false;
+    for w in args {
+        let t = w.text.as_str();
+        if skip {
+            skip = false;
+            continue;
+        }
+        if matches!(t, "--version" | "--help") {
+            return false;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            skip = true;
+            continue;
+        }
+        if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+            if !t.starts_with("--") && t.contains('c') {
+                return false;
+            }
+            if !t.starts_with("--") && t.contains('s') {
+                return true;
+            }
+            continue;
+        }
+        return w.dynamic || STDIN_PATHS.contains(&t);
+    }
+    true
 }
 
 /// Whether a wrapper among the leading words runs the command in another directory
@@ -1183,40 +1525,87 @@ enum Writes {
 
 const FILE_COMMANDS: &[FileCommand] = &[
     FileCommand {
-        names: &[
-            "cat", "less", "more", "wc", "file", "stat", "strings", "base64", "tac", "cmp", "diff",
-            "nl", "od", "hexdump", "cut", "head", "tail", "ls", "tree", "zcat",
-        ],
+        names: &["cat", "zcat", "bzcat", "xzcat"],
+        opts_with_arg: &[],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["tac"],
+        opts_with_arg: &["-s", "--separator"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["base64", "base32", "basenc"],
+        opts_with_arg: &["-w", "--wrap"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["less", "more", "most"],
         opts_with_arg: &[
+            "-b",
+            "-h",
+            "-j",
+            "-k",
+            "-p",
+            "-P",
+            "-t",
+            "-T",
+            "-x",
+            "-y",
+            "-z",
+            "-#",
             "-n",
-            "-c",
+            "--lines",
+            "--pattern",
+            "--tag",
+            "--shift",
+            "--tabs",
+            "--max-back-scroll",
+            "--max-forw-scroll",
+            "--window",
+            "--prompt",
+        ],
+        read_opts: &[],
+        write_opts: &["-o", "-O", "--log-file", "--LOG-FILE"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["nl"],
+        opts_with_arg: &[
+            "-b",
             "-d",
             "-f",
-            "-b",
-            "-s",
-            "-w",
-            "-t",
-            "-A",
-            "-j",
-            "-N",
-            "-e",
-            "-F",
+            "-h",
             "-i",
             "-l",
+            "-n",
+            "-s",
             "-v",
-            "-x",
-            "-X",
-            "-I",
-            "-L",
-            "-P",
-            "-U",
-            "--lines",
-            "--bytes",
-            "--format",
-            "--printf",
-            "--label",
-            "--delimiter",
-            "--fields",
+            "-w",
+            "--body-numbering",
+            "--section-delimiter",
+            "--footer-numbering",
+            "--header-numbering",
+            "--line-increment",
+            "--join-blank-lines",
+            "--number-format",
+            "--number-separator",
+            "--starting-line-number",
+            "--number-width",
         ],
         read_opts: &[],
         write_opts: &[],
@@ -1225,7 +1614,227 @@ const FILE_COMMANDS: &[FileCommand] = &[
         writes: Writes::None,
     },
     FileCommand {
-        names: &["grep", "egrep", "fgrep", "rg"],
+        names: &["file"],
+        opts_with_arg: &[
+            "-F",
+            "-e",
+            "-P",
+            "--separator",
+            "--exclude",
+            "--exclude-quiet",
+            "--parameter",
+        ],
+        read_opts: &["-m", "--magic-file", "-f", "--files-from"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["stat"],
+        opts_with_arg: &["-c", "--format", "--printf"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["strings"],
+        opts_with_arg: &[
+            "-n",
+            "-t",
+            "-e",
+            "-T",
+            "-s",
+            "--bytes",
+            "--radix",
+            "--encoding",
+            "--target",
+            "--output-separator",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["od"],
+        opts_with_arg: &[
+            "-A",
+            "-j",
+            "-N",
+            "-S",
+            "-t",
+            "--address-radix",
+            "--skip-bytes",
+            "--read-bytes",
+            "--strings",
+            "--format",
+            "--width",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["hexdump", "hd"],
+        opts_with_arg: &["-e", "-n", "-s"],
+        read_opts: &["-f"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["cut"],
+        opts_with_arg: &[
+            "-b",
+            "-c",
+            "-f",
+            "-d",
+            "--bytes",
+            "--characters",
+            "--fields",
+            "--delimiter",
+            "--output-delimiter",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["head"],
+        opts_with_arg: &["-n", "-c", "--lines", "--bytes"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["tail"],
+        opts_with_arg: &[
+            "-n",
+            "-c",
+            "-s",
+            "--lines",
+            "--bytes",
+            "--sleep-interval",
+            "--pid",
+            "--max-unchanged-stats",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["wc"],
+        opts_with_arg: &[],
+        read_opts: &["--files0-from"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["cmp"],
+        opts_with_arg: &["-i", "-n", "--ignore-initial", "--bytes"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["diff", "sdiff", "diff3"],
+        opts_with_arg: &[
+            "-C",
+            "-U",
+            "-F",
+            "-I",
+            "-L",
+            "-x",
+            "-S",
+            "-D",
+            "-W",
+            "--label",
+            "--ifdef",
+            "--exclude",
+            "--show-function-line",
+            "--ignore-matching-lines",
+            "--starting-file",
+            "--line-format",
+            "--old-line-format",
+            "--new-line-format",
+            "--unchanged-line-format",
+            "--tabsize",
+            "--width",
+            "--context",
+            "--unified",
+            "--horizon-lines",
+            "--color",
+            "--palette",
+        ],
+        read_opts: &["-X", "--exclude-from", "--from-file", "--to-file"],
+        write_opts: &["-o", "--output"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["ls", "dir", "vdir"],
+        opts_with_arg: &[
+            "-I",
+            "-w",
+            "-T",
+            "--ignore",
+            "--hide",
+            "--width",
+            "--tabsize",
+            "--format",
+            "--sort",
+            "--time",
+            "--time-style",
+            "--color",
+            "--quoting-style",
+            "--block-size",
+            "--indicator-style",
+        ],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["tree"],
+        opts_with_arg: &[
+            "-L",
+            "-P",
+            "-I",
+            "-H",
+            "-T",
+            "--charset",
+            "--filelimit",
+            "--timefmt",
+            "--sort",
+        ],
+        read_opts: &[],
+        write_opts: &["-o"],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["grep", "egrep", "fgrep", "zgrep"],
         opts_with_arg: &[
             "-m",
             "-A",
@@ -1233,20 +1842,70 @@ const FILE_COMMANDS: &[FileCommand] = &[
             "-C",
             "-d",
             "-D",
+            "--max-count",
+            "--context",
+            "--after-context",
+            "--before-context",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+            "--label",
+            "--color",
+            "--colour",
+            "--binary-files",
+            "--devices",
+            "--directories",
+            "--group-separator",
+        ],
+        read_opts: &["-f", "--file", "--exclude-from"],
+        write_opts: &[],
+        program_opts: &["-e", "--regexp", "-f", "--file"],
+        program_first: true,
+        writes: Writes::None,
+    },
+    FileCommand {
+        names: &["rg"],
+        opts_with_arg: &[
+            "-m",
+            "-A",
+            "-B",
+            "-C",
             "-g",
             "-t",
             "-T",
             "-j",
             "-M",
+            "-E",
+            "-r",
+            "-d",
             "--glob",
+            "--iglob",
             "--type",
+            "--type-not",
+            "--type-add",
+            "--threads",
+            "--max-columns",
+            "--encoding",
+            "--replace",
             "--max-count",
             "--context",
-            "--replace",
-            "--include",
-            "--exclude",
+            "--after-context",
+            "--before-context",
+            "--max-depth",
+            "--sort",
+            "--sortr",
+            "--colors",
+            "--color",
+            "--path-separator",
+            "--max-filesize",
+            "--dfa-size-limit",
+            "--regex-size-limit",
+            "--engine",
+            "--context-separator",
+            "--field-match-separator",
+            "--field-context-separator",
         ],
-        read_opts: &["-f", "--file"],
+        read_opts: &["-f", "--file", "--ignore-file"],
         write_opts: &[],
         program_opts: &["-e", "--regexp", "-f", "--file"],
         program_first: true,
@@ -1281,16 +1940,35 @@ const FILE_COMMANDS: &[FileCommand] = &[
     },
     FileCommand {
         names: &["sort"],
-        opts_with_arg: &["-k", "-t", "-S", "-T", "--key", "--field-separator"],
-        read_opts: &[],
+        opts_with_arg: &[
+            "-k",
+            "-t",
+            "-S",
+            "-T",
+            "--key",
+            "--field-separator",
+            "--buffer-size",
+            "--temporary-directory",
+            "--parallel",
+            "--batch-size",
+            "--compress-program",
+        ],
+        read_opts: &["--files0-from"],
         write_opts: &["-o", "--output"],
         program_opts: &[],
         program_first: false,
         writes: Writes::None,
     },
     FileCommand {
-        names: &["uniq", "xxd"],
-        opts_with_arg: &["-f", "-s", "-w", "-l", "-c", "-g", "-o"],
+        names: &["uniq"],
+        opts_with_arg: &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
         read_opts: &[],
         write_opts: &[],
         program_opts: &[],
@@ -1298,11 +1976,76 @@ const FILE_COMMANDS: &[FileCommand] = &[
         writes: Writes::Second,
     },
     FileCommand {
-        names: &[
-            "tee", "touch", "rm", "rmdir", "mkdir", "truncate", "shred", "unlink",
+        names: &["xxd"],
+        opts_with_arg: &[
+            "-c",
+            "-g",
+            "-l",
+            "-o",
+            "-s",
+            "-n",
+            "-cols",
+            "-len",
+            "-seek",
+            "-groupsize",
+            "-offset",
+            "-name",
         ],
-        opts_with_arg: &["-d", "-t", "-s", "-m", "-n", "--size", "--date", "--mode"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::Second,
+    },
+    FileCommand {
+        names: &["tee"],
+        opts_with_arg: &[],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["touch"],
+        opts_with_arg: &["-d", "-t", "--date"],
         read_opts: &["-r", "--reference"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["rm", "rmdir", "unlink"],
+        opts_with_arg: &[],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["mkdir"],
+        opts_with_arg: &["-m", "--mode", "--context"],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["truncate"],
+        opts_with_arg: &["-s", "--size"],
+        read_opts: &["-r", "--reference"],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::All,
+    },
+    FileCommand {
+        names: &["shred"],
+        opts_with_arg: &["-n", "-s", "--iterations", "--size", "--random-source"],
+        read_opts: &[],
         write_opts: &[],
         program_opts: &[],
         program_first: false,
@@ -1319,7 +2062,9 @@ const FILE_COMMANDS: &[FileCommand] = &[
     },
     FileCommand {
         names: &["cp", "ln", "install"],
-        opts_with_arg: &["-S", "--suffix", "-m", "-o", "-g", "--mode"],
+        opts_with_arg: &[
+            "-S", "--suffix", "-m", "-o", "-g", "--mode", "--owner", "--group",
+        ],
         read_opts: &[],
         write_opts: &["-t", "--target-directory"],
         program_opts: &[],
@@ -1382,6 +2127,10 @@ fn file_words(words: &[Word]) -> Vec<(Word, bool)> {
     let mut options_done = false;
     while let Some(a) = it.next() {
         let t = a.text.as_str();
+        if t.starts_with('+') && matches!(name, "less" | "more" | "most" | "tail") {
+            // `less +G f`, `tail +5 f`: a command or a line number, not a path.
+            continue;
+        }
         if options_done || !t.starts_with('-') || t == "-" {
             if t != "-" {
                 positional.push(a);
@@ -1458,6 +2207,15 @@ fn dedup(mut forms: Vec<String>) -> Vec<String> {
 
 /// Pushes the words as written and after each stripping step (with basename
 /// variants) to `forms`; calls `visit` with every step's words.
+///
+/// **A program word holding whitespace** (`rm\ -rf build`, `'rm -rf' build`,
+/// `/bin/rm<U+00A0>`) makes the shell run a program of that odd name, which exists
+/// only if someone made it. Deny and ask rules still meet it by the word's first
+/// whitespace-separated token (any Unicode whitespace; a word of whitespace alone
+/// gives way to the next word), the rest of the word and the other words
+/// following, with the basename variant too: `rm\ -rf build` meets
+/// `Bash(rm:*)` as `rm -rf build` and stays denied. Allow rules never cover such a
+/// program by a pattern ([`Part::allowable`]).
 fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&[Word])) {
     let mut rest: &[Word] = words;
     loop {
@@ -1466,11 +2224,28 @@ fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&
         }
         forms.push(join(rest));
         if let Some((first, tail)) = rest.split_first() {
+            let tail = tail.iter().map(|w| w.text.as_str());
             let base = basename(&first.text);
             if base != first.text {
-                let mut v = vec![base.to_owned()];
-                v.extend(tail.iter().map(|w| w.text.clone()));
-                forms.push(v.join(" "));
+                forms.push(
+                    std::iter::once(base)
+                        .chain(tail.clone())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+            if first.text.contains(char::is_whitespace) {
+                let tokens: Vec<&str> = first.text.split_whitespace().chain(tail).collect();
+                if let Some((program, args)) = tokens.split_first() {
+                    for p in [*program, basename(program)] {
+                        forms.push(
+                            std::iter::once(p)
+                                .chain(args.iter().copied())
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        );
+                    }
+                }
             }
         }
         visit(rest);
@@ -1681,6 +2456,12 @@ const WRAPPERS: &[Wrapper] = &[
         harmless: false,
     },
     Wrapper {
+        name: "busybox",
+        opts_with_arg: &[],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
         name: "exec",
         opts_with_arg: &["-a"],
         positional: 0,
@@ -1741,7 +2522,7 @@ fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
     };
     let name = basename(&first.text);
     match name {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "yash" | "fish" | "busybox" | "rbash" => {
+        n if SHELLS.contains(&n) => {
             let mut saw_c = false;
             let mut skip = false;
             for w in rest {
@@ -1760,9 +2541,6 @@ fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
                     skip = true;
                     continue;
                 }
-                if t == "sh" && name == "busybox" {
-                    continue;
-                }
                 if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
                     if !t.starts_with("--") && t.contains('c') {
                         saw_c = true;
@@ -1773,6 +2551,24 @@ fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
                     return (Some((t.to_owned(), false)), w.dynamic);
                 }
                 return (None, false);
+            }
+            // `-c` with no string here: the code comes from elsewhere (`xargs sh -c`).
+            (None, saw_c)
+        }
+        "flock" => {
+            // `flock [options] FILE -c COMMAND`: the command is a shell string.
+            let mut it = rest.iter();
+            while let Some(w) = it.next() {
+                let t = w.text.as_str();
+                if t == "-c" || t == "--command" {
+                    return match it.next() {
+                        Some(c) => (Some((c.text.clone(), false)), c.dynamic),
+                        None => (None, true),
+                    };
+                }
+                if let Some(c) = t.strip_prefix("--command=") {
+                    return (Some((c.to_owned(), false)), w.dynamic);
+                }
             }
             (None, false)
         }
@@ -1796,24 +2592,37 @@ fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
         "find" => {
             let mut out: Vec<String> = Vec::new();
             let mut own_dir = false;
+            let mut unknown = false;
             let mut it = rest.iter();
             while let Some(w) = it.next() {
                 if matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
                     own_dir |= w.text.ends_with("dir");
-                    let cmd: Vec<String> = it
+                    let words: Vec<&Word> = it
                         .by_ref()
                         .take_while(|w| w.text != ";" && w.text != "+")
-                        .map(|w| shell_quote(&w.text))
                         .collect();
+                    // A found file name as the program, or as a shell's code.
+                    let program = words.first().map(|w| basename(&w.text)).unwrap_or_default();
+                    unknown |= words
+                        .first()
+                        .is_some_and(|w| w.dynamic || w.text.contains("{}"))
+                        || (SHELLS.contains(&program)
+                            && words.iter().skip(1).any(|w| w.text.contains("{}"))
+                            && words.iter().any(|w| {
+                                w.text.starts_with('-')
+                                    && !w.text.starts_with("--")
+                                    && w.text.contains('c')
+                            }));
+                    let cmd: Vec<String> = words.iter().map(|w| shell_quote(&w.text)).collect();
                     if !cmd.is_empty() {
                         out.push(cmd.join(" "));
                     }
                 }
             }
             if out.is_empty() {
-                (None, false)
+                (None, unknown)
             } else {
-                (Some((out.join("\n"), own_dir)), false)
+                (Some((out.join("\n"), own_dir)), unknown)
             }
         }
         _ => (None, false),
@@ -2238,8 +3047,62 @@ mod tests {
         assert!(p.files.iter().all(|f| !f.resolvable()));
         let f = files("bash -c 'cat ~/.ssh/id_rsa'");
         assert_eq!(f.first().unwrap().0, "~/.ssh/id_rsa");
+        let f = files("od -c secret");
+        assert_eq!(f.first().unwrap().0, "secret");
+        let f = files("cat -n secret");
+        assert_eq!(f.first().unwrap().0, "secret");
         let f = files("dd if=/dev/sda of=disk.img");
         assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn programs_known_only_at_run_time_are_uncertain() {
+        for cmd in [
+            "$X -rf b",
+            "{rm,-rf,b}",
+            "/bin/r? x",
+            "eval ls",
+            "ls | sh",
+            "bash -s",
+            "sh <<EOF\nls\nEOF",
+            ". <(echo ls)",
+            "xargs -I{} sh -c '{}'",
+            "find . -exec {} \\;",
+        ] {
+            let p = parse_command(cmd);
+            assert!(!p.certain, "{cmd}");
+            assert!(p.parts.iter().any(|part| part.uncertain), "{cmd}");
+        }
+        for cmd in [
+            "ls $X",
+            "sh x.sh",
+            "bash -c 'ls'",
+            "echo {}",
+            "find . -exec rm {} +",
+        ] {
+            assert!(parse_command(cmd).certain, "{cmd}");
+        }
+        // Fed code is parsed: deny rules meet it.
+        assert!(strict("bash <<< 'rm -rf /'").contains(&"rm -rf /".to_owned()));
+        assert!(strict("flock /l -c 'rm -rf /'").contains(&"rm -rf /".to_owned()));
+        assert!(strict("busybox rm -rf /").contains(&"rm -rf /".to_owned()));
+        assert!(strict("( (rm -rf /) )").contains(&"rm -rf /".to_owned()));
+        assert!(strict("rm\\ -rf /").contains(&"rm -rf /".to_owned()));
+    }
+
+    #[test]
+    fn allow_guards_reach_past_wrappers() {
+        let p = parse_command("setsid make deploy");
+        let part = p.parts.first().unwrap();
+        assert_eq!(part.allow_forms, vec!["setsid make deploy".to_owned()]);
+        assert_eq!(part.allow_guards, vec!["setsid make".len()]);
+        let p = parse_command("find . -delete");
+        assert_eq!(
+            p.parts.first().unwrap().allow_guards,
+            vec!["find . -delete".len()]
+        );
+        let p = parse_command("make deploy");
+        assert_eq!(p.parts.first().unwrap().allow_guards, vec![0]);
     }
 
     #[test]

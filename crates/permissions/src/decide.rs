@@ -1,7 +1,7 @@
 //! The core answer of `tool.check` (SPEC §1.6, §4) and what the engine does with it.
 
 use crate::matcher::{
-    allowing_rule, mode_allows_edit, strict_matches, Subject, EDIT_TOOLS, READ_TOOLS,
+    allowing_rule, first_strict, mode_allows_edit, Subject, EDIT_TOOLS, READ_TOOLS,
 };
 use crate::rule::{Behavior, Rule};
 use crate::{Loop, Mode, RuleSet, SessionFacts};
@@ -59,7 +59,9 @@ pub struct Question<'a> {
 ///    rule or a mode: at least a plain ask. A call that writes a protected path
 ///    (`.git`, `.claude` but `.claude/worktrees`, `.vscode`, `.idea`, `.husky`,
 ///    shell startup files, `.npmrc`, ...) is never allowed by a rule or a mode,
-///    `bypassPermissions` included (SPEC §4: never auto-approved).
+///    `bypassPermissions` included (SPEC §4: never auto-approved); nor is an
+///    `rm`/`rmdir` of a critical path (`/`, `/*`, `/etc`, `~`, a folder above the
+///    working directory; reference §3.3).
 /// 5. The read block (`permissions.blockReadsOutsideWorkingDirectories`, SPEC
 ///    §3.6): a file tool reading outside the working directories (the session's and
 ///    `additionalDirectories`) is denied, after the deny rules; a shell command that
@@ -76,10 +78,7 @@ pub struct Question<'a> {
 pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdict {
     let subject = Subject::new(q, facts, rules);
     let mode = rules.effective_mode(facts.mode);
-    if let Some(rule) = rules
-        .of(Behavior::Deny)
-        .find(|r| strict_matches(r, &subject, facts))
-    {
+    if let Some(rule) = first_strict(rules, Behavior::Deny, &subject, facts) {
         return named(
             Decision::Deny,
             rule,
@@ -101,10 +100,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         v.setting = Some(BLOCK_READS_SETTING.to_owned());
         return v;
     }
-    if let Some(rule) = rules
-        .of(Behavior::Ask)
-        .find(|r| strict_matches(r, &subject, facts))
-    {
+    if let Some(rule) = first_strict(rules, Behavior::Ask, &subject, facts) {
         let v = named(
             Decision::Ask,
             rule,
@@ -145,6 +141,14 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         return host(
             Verdict::plain(Decision::Ask).with_reason(
                 "this call writes a protected path (.git, .claude, shell startup files, ...), which is never approved automatically",
+            ),
+            facts,
+        );
+    }
+    if subject.removes_critical() {
+        return host(
+            Verdict::plain(Decision::Ask).with_reason(
+                "this command removes a critical path (the root, a top-level folder, the home directory or a folder above the working directory), which is never approved automatically",
             ),
             facts,
         );

@@ -26,8 +26,15 @@
 //!   newlines, subshells, `$(...)`, backticks, `sh -c` strings, `find -exec`);
 //!   deny and ask rules meet every part as written and past each wrapper (`sudo`,
 //!   `env`, `timeout`, `xargs`, ...) and by the basename of a program given by path;
-//!   an allow rule must cover every part. A redirect target is judged as
-//!   `Edit(<path>)`. A command that cannot be split is never allowed.
+//!   an allow rule must cover every part, and never covers a wrapper by the
+//!   wrapper's own name (`Bash(setsid:*)` does not allow `setsid make deploy`). A
+//!   redirect target is judged as `Edit(<path>)`. A command that cannot be split,
+//!   or whose program is known only at run time (`$X`, `$(...)`, globs, `eval`, a
+//!   shell fed code on stdin), is never allowed
+//!   ([`bash::ParsedCommand::certain`]); nor is an `rm` of a critical path.
+//! - **Speed**: the rules are compiled when the [`RuleSet`] is built (an index by
+//!   tool, `Bash` patterns by first word, path globs in glob sets, anchors resolved
+//!   once per session), so a question meets only the rules that can apply to it.
 //! - **Modes** ([`Mode`]): when no rule decides, read-only tools and read-only
 //!   commands are a plain allow and everything else a plain ask; `acceptEdits` also
 //!   allows edits inside the working directory; `plan` consults no allow rule;
@@ -104,6 +111,7 @@ pub mod bash;
 pub mod classic;
 mod decide;
 mod facts;
+mod index;
 mod matcher;
 pub mod path;
 pub mod rule;

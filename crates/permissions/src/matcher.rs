@@ -7,8 +7,12 @@
 //! command, every path in every form.
 
 use crate::bash::{parse_command_cached, FileArg, ParsedCommand, Part};
-use crate::path::{backslashes_as_separators, canonical, is_protected, is_within, normalize};
-use crate::rule::{canonical_tool, url_host, Behavior, Rule, Specifier, ToolPattern, PATH_TOOLS};
+use crate::index::{Anchors, PathQuery, Stage};
+use crate::path::{
+    backslashes_as_separators, glob_base, is_critical, is_protected, is_within, normalize, Resolver,
+};
+use crate::rule::{canonical_tool, url_hosts, Behavior, Rule, Specifier, ToolPattern, PATH_TOOLS};
+use crate::wildcard::first_word;
 use crate::{Mode, Question, RuleSet, SessionFacts};
 use serde_json::Value;
 use std::path::Path;
@@ -27,7 +31,7 @@ pub(crate) struct PathForms {
 }
 
 impl PathForms {
-    pub fn resolve(text: &str, facts: &SessionFacts) -> Self {
+    pub fn resolve(text: &str, facts: &SessionFacts, fs: &mut Resolver) -> Self {
         let text = home_var(text);
         let mut forms = vec![normalize(Path::new(&text), &facts.cwd, &facts.home)];
         let mut push = |f: Vec<String>| {
@@ -35,12 +39,12 @@ impl PathForms {
                 forms.push(f);
             }
         };
-        if let Some(c) = canonical(Path::new(&text), &facts.cwd, &facts.home) {
+        if let Some(c) = fs.canonical(Path::new(&text), &facts.cwd, &facts.home) {
             push(c);
         }
         if let Some(b) = backslashes_as_separators(&text) {
             push(normalize(Path::new(&b), &facts.cwd, &facts.home));
-            if let Some(c) = canonical(Path::new(&b), &facts.cwd, &facts.home) {
+            if let Some(c) = fs.canonical(Path::new(&b), &facts.cwd, &facts.home) {
                 push(c);
             }
         }
@@ -68,13 +72,15 @@ pub(crate) struct ShellFile {
     pub redirect: bool,
     pub resolvable: bool,
     pub forms: Vec<Vec<String>>,
+    /// An `rm`/`rmdir` of a critical path (reference §3.3).
+    pub critical: bool,
 }
 
 impl ShellFile {
-    fn new(f: &FileArg, facts: &SessionFacts) -> Self {
+    fn new(f: &FileArg, facts: &SessionFacts, anchors: &Anchors, fs: &mut Resolver) -> Self {
         let mut forms: Vec<Vec<String>> = Vec::new();
         for c in f.candidates() {
-            for form in PathForms::resolve(&c, facts).forms {
+            for form in PathForms::resolve(&c, facts, fs).forms {
                 if !forms.contains(&form) {
                     forms.push(form);
                 }
@@ -85,8 +91,35 @@ impl ShellFile {
             redirect: f.redirect,
             resolvable: f.resolvable(),
             forms,
+            critical: removes_critical_in(f, facts, anchors.cwd(), anchors.home(), fs),
         }
     }
+}
+
+/// Whether `f` is an `rm`/`rmdir` argument that names a critical path
+/// ([`crate::path::is_critical`]), in any of its forms; a glob is judged by the
+/// folder it expands in (`rm -rf /*` removes below `/`).
+#[cfg(test)]
+pub(crate) fn removes_critical(f: &FileArg, facts: &SessionFacts) -> bool {
+    let cwd = normalize(&facts.cwd, &facts.cwd, &facts.home);
+    let home = normalize(&facts.home, &facts.cwd, &facts.home);
+    removes_critical_in(f, facts, &cwd, &home, &mut Resolver::default())
+}
+
+fn removes_critical_in(
+    f: &FileArg,
+    facts: &SessionFacts,
+    cwd: &[String],
+    home: &[String],
+    fs: &mut Resolver,
+) -> bool {
+    f.remove
+        && f.candidates().iter().any(|c| {
+            PathForms::resolve(&glob_base(c), facts, fs)
+                .forms
+                .iter()
+                .any(|p| is_critical(p, cwd, home))
+        })
 }
 
 /// A question prepared for matching: the shell command parsed, paths resolved.
@@ -99,8 +132,9 @@ pub(crate) struct Subject<'a> {
     pub paths: Vec<PathForms>,
     /// The files a shell command reads and writes.
     pub files: Vec<ShellFile>,
-    /// The working directories: the session's and `additionalDirectories`.
-    pub working_dirs: Vec<Vec<String>>,
+    /// The session's anchors and working directories (its own and
+    /// `additionalDirectories`).
+    pub anchors: Arc<Anchors>,
 }
 
 impl<'a> Subject<'a> {
@@ -111,21 +145,23 @@ impl<'a> Subject<'a> {
                 Some(c) => parse_command_cached(c),
                 None => Arc::new(ParsedCommand::default()),
             });
+        let anchors = rules.anchors(facts);
+        let mut fs = Resolver::default();
         let files = command
             .iter()
             .flat_map(|c| c.files.iter())
-            .map(|f| ShellFile::new(f, facts))
+            .map(|f| ShellFile::new(f, facts, &anchors, &mut fs))
             .collect();
         let mut paths = Vec::new();
         if PATH_TOOLS.contains(&tool) {
             for key in ["file_path", "notebook_path", "path"] {
                 if let Some(p) = q.input.get(key).and_then(Value::as_str) {
-                    paths.push(PathForms::resolve(p, facts));
+                    paths.push(PathForms::resolve(p, facts, &mut fs));
                 }
             }
             if paths.is_empty() && matches!(tool, "Glob" | "Grep" | "LS") {
                 paths.push(PathForms {
-                    forms: vec![normalize(&facts.cwd, &facts.cwd, &facts.home)],
+                    forms: vec![anchors.cwd().to_vec()],
                 });
             }
         }
@@ -135,7 +171,7 @@ impl<'a> Subject<'a> {
             command,
             paths,
             files,
-            working_dirs: rules.working_dirs(facts),
+            anchors,
         }
     }
 
@@ -146,7 +182,7 @@ impl<'a> Subject<'a> {
 
     /// Whether `path` is inside a working directory.
     pub fn inside(&self, path: &[String]) -> bool {
-        self.working_dirs.iter().any(|d| is_within(path, d))
+        self.anchors.working_dirs.iter().any(|d| is_within(path, d))
     }
 
     /// Whether the call reads something outside the working directories (SPEC §3.6
@@ -169,6 +205,11 @@ impl<'a> Subject<'a> {
     /// and not a protected path.
     pub fn mode_may_edit(&self, path: &[String]) -> bool {
         self.inside(path) && !is_protected(path)
+    }
+
+    /// Whether a shell command removes a critical path (never auto-approved).
+    pub fn removes_critical(&self) -> bool {
+        self.files.iter().any(|f| f.critical)
     }
 
     /// Whether the call writes a protected path (never auto-approved).
@@ -199,7 +240,7 @@ pub(crate) fn path_rule_applies(rule_tool: &str, behavior: Behavior, tool: &str)
 
 /// Whether a rule's tool position speaks about `tool`: bare file-tool rules follow
 /// [`path_rule_applies`] (`Edit` covers every edit tool), others name their tools.
-fn tool_applies(rule: &Rule, tool: &str) -> bool {
+pub(crate) fn tool_applies(rule: &Rule, tool: &str) -> bool {
     match &rule.spec.tool {
         ToolPattern::Exact(rt) if PATH_TOOLS.contains(&rt.as_str()) => {
             path_rule_applies(rt, rule.behavior, tool)
@@ -228,13 +269,22 @@ fn scalar(v: Option<&Value>) -> Option<String> {
 
 /// Whether a rule matches a call of `tool` with `input` on everything but shell
 /// commands and paths (those need the whole subject).
+/// A domain rule meets every reading of the URL's host: a deny or ask rule applies
+/// when it matches any, an allow rule must match all ([`url_hosts`]).
 fn matches_field(rule: &Rule, input: &Value) -> Option<bool> {
     Some(match &rule.spec.specifier {
-        Specifier::Domain(d) => input
-            .get("url")
-            .and_then(Value::as_str)
-            .and_then(url_host)
-            .is_some_and(|h| d.matches(&h)),
+        Specifier::Domain(d) => {
+            let hosts = input
+                .get("url")
+                .and_then(Value::as_str)
+                .map(url_hosts)
+                .unwrap_or_default();
+            if rule.behavior.is_strict() {
+                hosts.iter().any(|h| d.matches(h))
+            } else {
+                !hosts.is_empty() && hosts.iter().all(|h| d.matches(h))
+            }
+        }
         Specifier::SubagentType(w) => {
             let t = input
                 .get("subagent_type")
@@ -297,7 +347,14 @@ pub(crate) fn covers_part(rule: &Rule, part: &Part) -> bool {
     }
     match &rule.spec.specifier {
         Specifier::Any => true,
-        Specifier::Command(w) => part.allowable && part.allow_forms.iter().any(|f| w.matches(f)),
+        Specifier::Command(w) => {
+            part.allowable
+                && part
+                    .allow_forms
+                    .iter()
+                    .zip(&part.allow_guards)
+                    .any(|(f, guard)| w.literal_prefix_len() >= *guard && w.matches(f))
+        }
         _ => false,
     }
 }
@@ -323,27 +380,204 @@ pub(crate) fn mode_allows_edit(s: &Subject<'_>, path: &[String], mode: Mode) -> 
     mode == Mode::AcceptEdits && s.mode_may_edit(path)
 }
 
+/// Lowers `best` to the position of the first rule of `stage` (in deciding order)
+/// whose glob matches one of `forms` and which applies to `tool`.
+fn first_path_hit(
+    all: &[Rule],
+    stage: &Stage,
+    anchors: &Anchors,
+    forms: &[Vec<String>],
+    (tool, behavior): (&str, Behavior),
+    best: &mut Option<u32>,
+) {
+    if !stage.has_paths() {
+        return;
+    }
+    let mut hits = Vec::new();
+    for form in forms {
+        hits.clear();
+        stage.path_matches(&PathQuery::new(form), anchors, &mut hits);
+        for &i in &hits {
+            if best.is_some_and(|b| i >= b) {
+                continue;
+            }
+            let applies = all.get(i as usize).is_some_and(|r| match &r.spec.tool {
+                ToolPattern::Exact(rt) => path_rule_applies(rt, behavior, tool),
+                _ => false,
+            });
+            if applies {
+                *best = Some(i);
+            }
+        }
+    }
+}
+
+/// The first deny (or ask) rule, in deciding order, that matches the call (SPEC §4):
+/// the index narrows the rules met to those that can apply; each is judged by
+/// [`strict_matches`] or, for path and command rules, by the same globs and
+/// wildcards through the index.
+pub(crate) fn first_strict<'r>(
+    rules: &'r RuleSet,
+    behavior: Behavior,
+    s: &Subject<'_>,
+    facts: &SessionFacts,
+) -> Option<&'r Rule> {
+    let all = rules.rules();
+    let stage = rules.index().stage(behavior);
+    let mut best: Option<u32> = None;
+    for i in stage.candidates(s.tool) {
+        if all
+            .get(i as usize)
+            .is_some_and(|r| strict_matches(r, s, facts))
+        {
+            best = Some(i);
+            break;
+        }
+    }
+    if let Some(cmd) = &s.command {
+        let forms =
+            std::iter::once(&cmd.full).chain(cmd.parts.iter().flat_map(|p| &p.strict_forms));
+        for form in forms {
+            for &i in stage.commands_for(&first_word(form, true)) {
+                if best.is_some_and(|b| i >= b) {
+                    break;
+                }
+                let hit = all
+                    .get(i as usize)
+                    .is_some_and(|r| match &r.spec.specifier {
+                        Specifier::Command(w) => w.matches(form),
+                        _ => false,
+                    });
+                if hit {
+                    best = Some(i);
+                    break;
+                }
+            }
+        }
+    }
+    for p in &s.paths {
+        first_path_hit(
+            all,
+            stage,
+            &s.anchors,
+            &p.forms,
+            (s.tool, behavior),
+            &mut best,
+        );
+    }
+    if s.command.is_some() {
+        for f in &s.files {
+            first_path_hit(
+                all,
+                stage,
+                &s.anchors,
+                &f.forms,
+                (file_tool(f), behavior),
+                &mut best,
+            );
+        }
+    }
+    for &i in stage.loose_paths() {
+        if best.is_some_and(|b| i >= b) {
+            break;
+        }
+        if all
+            .get(i as usize)
+            .is_some_and(|r| strict_matches(r, s, facts))
+        {
+            best = Some(i);
+        }
+    }
+    best.and_then(|i| all.get(i as usize))
+}
+
+/// The first allow rule (position) covering one part of a shell command.
+fn first_covering_part(all: &[Rule], stage: &Stage, part: &Part) -> Option<u32> {
+    let mut best = stage
+        .candidates("Bash")
+        .find(|&i| all.get(i as usize).is_some_and(|r| covers_part(r, part)));
+    if !part.allowable {
+        return best;
+    }
+    for (form, guard) in part.allow_forms.iter().zip(&part.allow_guards) {
+        for &i in stage.commands_for(&first_word(form, false)) {
+            if best.is_some_and(|b| i >= b) {
+                break;
+            }
+            let hit = all
+                .get(i as usize)
+                .is_some_and(|r| match &r.spec.specifier {
+                    Specifier::Command(w) => w.literal_prefix_len() >= *guard && w.matches(form),
+                    _ => false,
+                });
+            if hit {
+                best = Some(i);
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The first allow rule (position) covering a use of `tool` on `path`.
+fn first_covering_path(
+    all: &[Rule],
+    stage: &Stage,
+    s: &Subject<'_>,
+    tool: &str,
+    path: &[String],
+    facts: &SessionFacts,
+) -> Option<u32> {
+    let mut best = stage.candidates(tool).find(|&i| {
+        all.get(i as usize)
+            .is_some_and(|r| covers_path(r, tool, path, facts))
+    });
+    first_path_hit(
+        all,
+        stage,
+        &s.anchors,
+        std::slice::from_ref(&path.to_vec()),
+        (tool, Behavior::Allow),
+        &mut best,
+    );
+    for &i in stage.loose_paths() {
+        if best.is_some_and(|b| i >= b) {
+            break;
+        }
+        if all
+            .get(i as usize)
+            .is_some_and(|r| covers_path(r, tool, path, facts))
+        {
+            best = Some(i);
+        }
+    }
+    best
+}
+
 /// The allow rule that lets the call through, if the allow rules cover it (SPEC §4).
 /// When several rules cover a shell command's parts, the first in deciding order is
-/// named. Nothing that writes a protected path is allowed by a rule.
+/// named. Nothing that writes a protected path, or removes a critical one, is
+/// allowed by a rule.
 pub(crate) fn allowing_rule<'r>(
     rules: &'r RuleSet,
     s: &Subject<'_>,
     facts: &SessionFacts,
     mode: Mode,
 ) -> Option<&'r Rule> {
-    if s.writes_protected() {
+    if s.writes_protected() || s.removes_critical() {
         return None;
     }
-    let mut allows = rules.of(Behavior::Allow);
+    let all = rules.rules();
+    let stage = rules.index().stage(Behavior::Allow);
+    let min = |a: Option<u32>, b: u32| Some(a.map_or(b, |a| a.min(b)));
     if let Some(cmd) = &s.command {
         if !cmd.certain || cmd.parts.is_empty() {
             return None;
         }
-        let mut used: Vec<&Rule> = Vec::new();
+        let mut used: Option<u32> = None;
         for part in &cmd.parts {
-            match rules.of(Behavior::Allow).find(|r| covers_part(r, part)) {
-                Some(r) => used.push(r),
+            match first_covering_part(all, stage, part) {
+                Some(i) => used = min(used, i),
                 // A read-only part needs no rule.
                 None if part.read_only => {}
                 None => return None,
@@ -357,26 +591,61 @@ pub(crate) fn allowing_rule<'r>(
                 if mode_allows_edit(s, form, mode) {
                     continue;
                 }
-                used.push(
-                    rules
-                        .of(Behavior::Allow)
-                        .find(|r| covers_path(r, "Edit", form, facts))?,
+                used = min(
+                    used,
+                    first_covering_path(all, stage, s, "Edit", form, facts)?,
                 );
             }
         }
-        return allows.find(|r| used.iter().any(|u| std::ptr::eq(*u, *r)));
+        return used.and_then(|i| all.get(i as usize));
     }
-    allows.find(|rule| match &rule.spec.specifier {
-        Specifier::Any => tool_applies(rule, s.tool),
-        Specifier::Path(_) => {
-            !s.paths.is_empty()
-                && s.paths.iter().all(|p| {
-                    p.forms
-                        .iter()
-                        .all(|f| covers_path(rule, canonical_tool(s.tool), f, facts))
-                })
+    let mut best = stage.candidates(s.tool).find(|&i| {
+        all.get(i as usize)
+            .is_some_and(|rule| match &rule.spec.specifier {
+                Specifier::Any => tool_applies(rule, s.tool),
+                Specifier::Path(_) | Specifier::Command(_) => false,
+                _ => {
+                    rule.spec.tool.matches(s.tool) && matches_field(rule, s.input).unwrap_or(false)
+                }
+            })
+    });
+    // A path rule must cover every path in every form.
+    let tool = canonical_tool(s.tool);
+    let mut common: Option<Vec<u32>> = None;
+    let mut hits = Vec::new();
+    let forms = s.paths.iter().flat_map(|p| &p.forms);
+    for form in forms.filter(|_| stage.has_paths()) {
+        hits.clear();
+        stage.path_matches(&PathQuery::new(form), &s.anchors, &mut hits);
+        hits.retain(|&i| {
+            all.get(i as usize).is_some_and(|r| match &r.spec.tool {
+                ToolPattern::Exact(rt) => path_rule_applies(rt, Behavior::Allow, tool),
+                _ => false,
+            })
+        });
+        hits.sort_unstable();
+        hits.dedup();
+        common = Some(match common {
+            None => hits.clone(),
+            Some(c) => c
+                .into_iter()
+                .filter(|i| hits.binary_search(i).is_ok())
+                .collect(),
+        });
+    }
+    if let Some(first) = common.and_then(|c| c.first().copied()) {
+        best = min(best, first);
+    }
+    for &i in stage.loose_paths() {
+        let covers = !s.paths.is_empty()
+            && all.get(i as usize).is_some_and(|rule| {
+                s.paths
+                    .iter()
+                    .all(|p| p.forms.iter().all(|f| covers_path(rule, tool, f, facts)))
+            });
+        if covers {
+            best = min(best, i);
         }
-        Specifier::Command(_) => false,
-        _ => rule.spec.tool.matches(s.tool) && matches_field(rule, s.input).unwrap_or(false),
-    })
+    }
+    best.and_then(|i| all.get(i as usize))
 }

@@ -23,7 +23,7 @@
 
 use crate::facts::{SessionFacts, SettingsSource};
 use globset::{GlobBuilder, GlobMatcher};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use unicode_normalization::UnicodeNormalization;
 
 /// What a path pattern is relative to.
@@ -113,6 +113,16 @@ impl PathPattern {
             matcher,
             case_insensitive,
         })
+    }
+
+    /// Whether the pattern matches case-insensitively (deny and ask rules).
+    pub(crate) fn case_insensitive(&self) -> bool {
+        self.case_insensitive
+    }
+
+    /// The compiled glob below the anchor (case already folded for deny and ask).
+    pub(crate) fn compiled(&self) -> &globset::Glob {
+        self.matcher.glob()
     }
 
     /// The directory the pattern is anchored at, for a rule of `source` in a session
@@ -205,7 +215,15 @@ pub fn normalize(path: &Path, cwd: &Path, home: &Path) -> Vec<String> {
             Component::ParentDir => {
                 out.pop();
             }
-            Component::Normal(s) => out.push(s.to_string_lossy().nfc().collect()),
+            Component::Normal(s) => {
+                let s = s.to_string_lossy();
+                // ASCII is already NFC.
+                out.push(if s.is_ascii() {
+                    s.into_owned()
+                } else {
+                    s.nfc().collect()
+                });
+            }
         }
     }
     out
@@ -246,36 +264,120 @@ pub fn backslashes_as_separators(path: &str) -> Option<String> {
 
 /// The canonical form of `path` (symlinks resolved), as absolute NFC segments: the
 /// path itself when it exists, otherwise its longest existing ancestor resolved and
-/// the rest appended (`.`/`..` in the rest resolved lexically). A relative path is
-/// taken from `cwd`, `~` from `home`. `None` when nothing of it resolves.
+/// the rest appended (`.`/`..` in the rest resolved lexically). A dangling symbolic
+/// link (a link to a file not yet created) is followed too, so a write through
+/// `future.conf -> /etc/x.conf` is met as `/etc/x.conf` (at most 40 links are
+/// followed). A relative path is taken from `cwd`, `~` from `home`. `None` when
+/// nothing of it resolves.
 ///
 /// SPEC §4 "Paths".
 #[must_use]
 pub fn canonical(path: &Path, cwd: &Path, home: &Path) -> Option<Vec<String>> {
-    let posix = posix_form(&path.to_string_lossy());
-    let text = posix.as_str();
-    let joined = if text == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = text.strip_prefix("~/") {
-        home.join(rest)
-    } else if Path::new(text).is_absolute() {
-        Path::new(text).to_path_buf()
-    } else {
-        cwd.join(text)
-    };
-    let comps: Vec<Component<'_>> = joined.components().collect();
-    // The longest prefix that resolves; at most a bounded number of tries.
-    for keep in (1..=comps.len()).rev().take(64) {
-        let head: std::path::PathBuf = comps.iter().take(keep).collect();
-        if let Ok(real) = std::fs::canonicalize(&head) {
-            let mut full = real;
-            for c in comps.iter().skip(keep) {
-                full.push(c.as_os_str());
-            }
-            return Some(normalize(&full, cwd, home));
+    Resolver::default().canonical(path, cwd, home)
+}
+
+/// What `lstat` said about one path.
+#[derive(Debug, Clone)]
+enum Node {
+    /// Nothing there (or nothing this process may see).
+    Missing,
+    /// A symbolic link to this target.
+    Link(PathBuf),
+    /// A file or a folder.
+    Other,
+}
+
+/// Resolves paths as [`canonical`] does, walking each path from the root with one
+/// `lstat` per component, and remembering what it saw for the length of one decision
+/// (the files of one shell command share their folders).
+#[derive(Debug, Default)]
+pub(crate) struct Resolver {
+    seen: Vec<(PathBuf, Node)>,
+}
+
+impl Resolver {
+    fn node(&mut self, p: &Path) -> Node {
+        if let Some((_, n)) = self.seen.iter().find(|(q, _)| q == p) {
+            return n.clone();
         }
+        let n = match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(p) {
+                Ok(t) => Node::Link(t),
+                Err(_) => Node::Other,
+            },
+            Ok(_) => Node::Other,
+            Err(_) => Node::Missing,
+        };
+        if self.seen.len() < 64 {
+            self.seen.push((p.to_path_buf(), n.clone()));
+        }
+        n
     }
-    None
+
+    /// [`canonical`], with this resolver's memory.
+    pub(crate) fn canonical(
+        &mut self,
+        path: &Path,
+        cwd: &Path,
+        home: &Path,
+    ) -> Option<Vec<String>> {
+        let posix = posix_form(&path.to_string_lossy());
+        let text = posix.as_str();
+        let joined = if text == "~" {
+            home.to_path_buf()
+        } else if let Some(rest) = text.strip_prefix("~/") {
+            home.join(rest)
+        } else if Path::new(text).is_absolute() {
+            Path::new(text).to_path_buf()
+        } else {
+            cwd.join(text)
+        };
+        if !joined.is_absolute() {
+            return None;
+        }
+        let mut todo: std::collections::VecDeque<std::ffi::OsString> = joined
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect();
+        let mut cur = PathBuf::from("/");
+        let mut hops = 40usize;
+        while let Some(c) = todo.pop_front() {
+            if c == ".." {
+                cur.pop();
+                continue;
+            }
+            let next = cur.join(&c);
+            match self.node(&next) {
+                Node::Other => cur = next,
+                Node::Link(target) if hops > 0 => {
+                    hops -= 1;
+                    if target.is_absolute() {
+                        cur = PathBuf::from("/");
+                    }
+                    for t in target.components().rev() {
+                        match t {
+                            Component::Normal(s) => todo.push_front(s.to_os_string()),
+                            Component::ParentDir => todo.push_front("..".into()),
+                            _ => {}
+                        }
+                    }
+                }
+                Node::Link(_) | Node::Missing => {
+                    // The rest is appended; `..` in it resolved lexically.
+                    cur = next;
+                    for rest in todo.drain(..) {
+                        cur.push(rest);
+                    }
+                    break;
+                }
+            }
+        }
+        Some(normalize(&cur, cwd, home))
+    }
 }
 
 /// Whether `path` (normalized) is the directory `dir` (normalized) or below it.
@@ -284,6 +386,36 @@ pub fn canonical(path: &Path, cwd: &Path, home: &Path) -> Option<Vec<String>> {
 #[must_use]
 pub fn is_within(path: &[String], dir: &[String]) -> bool {
     path.len() >= dir.len() && dir.iter().zip(path).all(|(a, b)| a == b)
+}
+
+/// Whether removing `path` (normalized) removes a critical path (reference §3.3
+/// "Critical paths"): the filesystem root or a folder right below it (`/etc`,
+/// `/usr`, ...), the home directory or one of its ancestors, or an ancestor of the
+/// working directory. `cwd` and `home` are normalized. An `rm`/`rmdir` of one is
+/// never approved by a rule or a mode, `bypassPermissions` included.
+///
+/// SPEC §4.
+#[must_use]
+pub fn is_critical(path: &[String], cwd: &[String], home: &[String]) -> bool {
+    path.len() <= 1 || is_within(home, path) || (is_within(cwd, path) && path.len() < cwd.len())
+}
+
+/// The part of a path argument a glob cannot change: the text before the first
+/// segment holding `*`, `?` or `[` (`/*` -> `/`, `~/*.log` -> `~`, `a/b*` -> `a`);
+/// the text itself when it holds none.
+///
+/// SPEC §4.
+#[must_use]
+pub fn glob_base(text: &str) -> String {
+    let Some(i) = text.find(['*', '?', '[']) else {
+        return text.to_owned();
+    };
+    let head = text.get(..i).unwrap_or_default();
+    match head.rfind('/') {
+        Some(0) => "/".to_owned(),
+        Some(j) => head.get(..j).unwrap_or_default().to_owned(),
+        None => String::new(),
+    }
 }
 
 /// Whether a write to `path` (normalized) is never auto-approved by a mode: inside

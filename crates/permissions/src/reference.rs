@@ -10,6 +10,7 @@
 //! parser) with the real evaluator; the decision flow is written again from SPEC §4.
 
 use crate::bash::parse_command;
+use crate::matcher::removes_critical;
 use crate::path::{is_protected, is_within, normalize, PathPattern};
 use crate::rule::{canonical_tool, parse_rule, Behavior, RuleSpec, Specifier, ToolPattern};
 use crate::{Mode, SessionFacts, SettingsSource, READ_ONLY_TOOLS};
@@ -192,6 +193,13 @@ pub(crate) fn reference_decide(
     if protected {
         return (Decision::Ask, None);
     }
+    // An rm/rmdir of a critical path: never approved automatically.
+    if command
+        .as_ref()
+        .is_some_and(|c| c.files.iter().any(|f| removes_critical(f, facts)))
+    {
+        return (Decision::Ask, None);
+    }
     if mode == Mode::BypassPermissions {
         return (Decision::Allow, None);
     }
@@ -213,8 +221,13 @@ pub(crate) fn reference_decide(
                         r.spec.tool.matches("Bash")
                             && match &r.spec.specifier {
                                 Specifier::Any => true,
+                                // A form behind a wrapper (or a find that runs or
+                                // deletes) needs a rule spelling it out that far.
                                 Specifier::Command(w) => {
-                                    part.allowable && part.allow_forms.iter().any(|f| w.matches(f))
+                                    part.allowable
+                                        && part.allow_forms.iter().zip(&part.allow_guards).any(
+                                            |(f, g)| w.literal_prefix_len() >= *g && w.matches(f),
+                                        )
                                 }
                                 _ => false,
                             }

@@ -402,9 +402,52 @@ fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, S
 /// A `WebFetch(domain:...)` host pattern (SPEC §4 "WebFetch"): case-insensitive, a
 /// trailing dot stripped; `*.example.com` matches subdomains at any depth but not the
 /// apex; elsewhere `*` stays within one label.
+///
+/// The pattern is kept in its Unicode and its ASCII (punycode, IDNA) form, and a host
+/// is met in both forms too ([`url_hosts`]), so `domain:bücher.example` meets
+/// `xn--bcher-kva.example` and the other way round. Full-width and ideographic dots
+/// (U+FF0E, U+3002, U+FF61) separate labels as `.` does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DomainPattern {
-    pattern: String,
+    forms: Vec<DomainForm>,
+}
+
+/// One spelling of a domain pattern, compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DomainForm {
+    /// `*.suffix`: any host ending in `.suffix`, longer than it.
+    Subdomains(String),
+    /// Label by label.
+    Labels(Vec<Wildcard>),
+}
+
+impl DomainForm {
+    fn new(pattern: &str) -> Self {
+        if let Some(suffix) = pattern.strip_prefix('*') {
+            if suffix.starts_with('.') && !suffix.contains('*') {
+                return DomainForm::Subdomains(suffix.to_owned());
+            }
+        }
+        DomainForm::Labels(
+            pattern
+                .split('.')
+                .map(|l| Wildcard::new(l, false))
+                .collect(),
+        )
+    }
+
+    fn matches(&self, host: &str) -> bool {
+        match self {
+            DomainForm::Subdomains(suffix) => host.len() > suffix.len() && host.ends_with(suffix),
+            DomainForm::Labels(labels) => {
+                let mut h = host.split('.');
+                labels
+                    .iter()
+                    .all(|l| h.next().is_some_and(|part| l.matches(part)))
+                    && h.next().is_none()
+            }
+        }
+    }
 }
 
 impl DomainPattern {
@@ -413,45 +456,85 @@ impl DomainPattern {
     /// SPEC §4.
     #[must_use]
     pub fn new(pattern: &str) -> Self {
+        let pattern = normalize_host(pattern);
+        let mut texts = vec![pattern.clone()];
+        // Label by label, so that `*` labels stay as they are.
+        let per_label = |f: &dyn Fn(&str) -> Option<String>| -> String {
+            pattern
+                .split('.')
+                .map(|l| {
+                    if l.contains('*') || l.is_empty() {
+                        l.to_owned()
+                    } else {
+                        f(l).unwrap_or_else(|| l.to_owned())
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(".")
+        };
+        for t in [
+            per_label(&|l| idna::domain_to_ascii(l).ok()),
+            per_label(&|l| Some(idna::domain_to_unicode(l).0)),
+        ] {
+            let t = normalize_host(&t);
+            if !texts.contains(&t) {
+                texts.push(t);
+            }
+        }
         DomainPattern {
-            pattern: normalize_host(pattern),
+            forms: texts.iter().map(|t| DomainForm::new(t)).collect(),
         }
     }
 
-    /// Whether `host` matches.
+    /// Whether `host` matches, in any of its spellings (as given, ASCII, Unicode).
     ///
     /// SPEC §4.
     #[must_use]
     pub fn matches(&self, host: &str) -> bool {
-        let host = normalize_host(host);
-        if host.is_empty() {
-            return false;
-        }
-        if let Some(suffix) = self.pattern.strip_prefix('*') {
-            if suffix.starts_with('.') && !suffix.contains('*') {
-                return host.len() > suffix.len() && host.ends_with(suffix);
-            }
-        }
-        let p: Vec<&str> = self.pattern.split('.').collect();
-        let h: Vec<&str> = host.split('.').collect();
-        p.len() == h.len()
-            && p.iter()
-                .zip(&h)
-                .all(|(p, h)| Wildcard::new(p, false).matches(h))
+        host_forms(host)
+            .iter()
+            .any(|h| !h.is_empty() && self.forms.iter().any(|f| f.matches(h)))
     }
 }
 
-/// A host lowercased, trimmed, with one trailing dot stripped.
+/// A host lowercased, trimmed, with full-width and ideographic dots read as `.`, and
+/// one trailing dot stripped.
 ///
 /// SPEC §4.
 #[must_use]
 pub fn normalize_host(host: &str) -> String {
-    let h = host.trim().to_lowercase();
+    let h: String = host
+        .trim()
+        .chars()
+        .map(|c| match c {
+            '\u{3002}' | '\u{FF0E}' | '\u{FF61}' => '.',
+            c => c,
+        })
+        .collect::<String>()
+        .to_lowercase();
     h.strip_suffix('.').map(str::to_owned).unwrap_or(h)
 }
 
-/// The host of a URL (`scheme://user@host:port/path`), normalized; `None` when there
-/// is none.
+/// The spellings of one host: normalized as given, its ASCII (punycode) form and its
+/// Unicode form (IDNA), each normalized; duplicates dropped.
+fn host_forms(host: &str) -> Vec<String> {
+    let h = normalize_host(host);
+    let mut out = vec![h.clone()];
+    let mut push = |f: String| {
+        let f = normalize_host(&f);
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    };
+    if let Ok(a) = idna::domain_to_ascii(&h) {
+        push(a);
+    }
+    push(idna::domain_to_unicode(&h).0);
+    out
+}
+
+/// The host of a URL (`scheme://user@host:port/path`), read lexically and normalized;
+/// `None` when there is none. See [`url_hosts`] for every reading a rule meets.
 ///
 /// SPEC §4.
 #[must_use]
@@ -474,6 +557,44 @@ pub fn url_host(url: &str) -> Option<String> {
     } else {
         Some(host)
     }
+}
+
+/// Every reading of a URL's host a `WebFetch(domain:...)` rule meets (SPEC §4
+/// "WebFetch"): the host as a WHATWG URL parser reads it (the `url` crate:
+/// percent-decoding, tabs and newlines removed, backslashes as slashes, IDNA
+/// mapping), and the host read lexically ([`url_host`]) when that differs. A URL
+/// without a scheme is read as `https://`. A deny or ask rule matching any reading
+/// applies; an allow rule must match every one, and an empty list (a URL that
+/// does not parse) is never allowed by a domain rule.
+///
+/// SPEC §4.
+#[must_use]
+pub fn url_hosts(url: &str) -> Vec<String> {
+    let trimmed = url.trim();
+    let parsed = url::Url::parse(trimmed).or_else(|e| {
+        if trimmed.contains("://") {
+            Err(e)
+        } else {
+            url::Url::parse(&format!("https://{trimmed}"))
+        }
+    });
+    let mut out: Vec<String> = Vec::new();
+    if let Some(h) = parsed.ok().as_ref().and_then(url::Url::host_str) {
+        let h = h
+            .strip_prefix('[')
+            .and_then(|v| v.strip_suffix(']'))
+            .unwrap_or(h);
+        let h = normalize_host(h);
+        if !h.is_empty() {
+            out.push(h);
+        }
+    }
+    if let Some(h) = url_host(url) {
+        if !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    out
 }
 
 /// One rule in force, keeping its text and source for the verdict (SPEC §1.6, §4).

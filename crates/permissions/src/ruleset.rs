@@ -1,10 +1,12 @@
 //! The rules in force, gathered from every settings source (SPEC §4 "Sources").
 
+use crate::index::{AnchorCache, Anchors, Index};
 use crate::path::normalize;
 use crate::rule::{parse_rule, Behavior, Rule, RuleSpec, RuleWarning, Specifier, ToolPattern};
 use crate::{Mode, SessionFacts, SettingsSource};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Tool names the core knows; a deny or ask rule for another name without `_` or `*`
 /// gets a warning (reference §3.2).
@@ -69,6 +71,10 @@ pub struct RuleSet {
     auto_disabled: bool,
     block_reads: bool,
     additional_dirs: Vec<(SettingsSource, String)>,
+    /// The rules compiled for lookup (built once, with the rules).
+    index: Arc<Index>,
+    /// The anchors of the sessions asked about, by (cwd, home).
+    anchors: AnchorCache,
 }
 
 impl RuleSet {
@@ -139,6 +145,8 @@ impl RuleSet {
             auto_disabled,
             block_reads,
             additional_dirs,
+            index: Arc::default(),
+            anchors: AnchorCache::default(),
         };
         let mut warnings = Vec::new();
         for (source, settings) in sources {
@@ -167,6 +175,7 @@ impl RuleSet {
             }
         }
         set.rules.sort_by_key(|r| r.source.precedence());
+        set.index = Arc::new(Index::build(&set.rules));
         set.warn_never_applying(&mut warnings);
         (set, warnings)
     }
@@ -402,6 +411,17 @@ impl RuleSet {
     #[must_use]
     pub fn additional_directories(&self) -> &[(SettingsSource, String)] {
         &self.additional_dirs
+    }
+
+    /// The compiled index of the rules.
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The anchors (and working directories) of a session with `facts`, resolved
+    /// once per (cwd, home).
+    pub(crate) fn anchors(&self, facts: &SessionFacts) -> Arc<Anchors> {
+        self.anchors.get(facts, &self.additional_dirs)
     }
 
     /// The working directories of a session with `facts`, normalized: its working

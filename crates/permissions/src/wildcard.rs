@@ -66,6 +66,31 @@ impl Wildcard {
         self.tokens == [Token::Any]
     }
 
+    /// How many characters the pattern spells out before its first `*` (` *`
+    /// counts from its space). An allow rule covers a form behind a wrapper only
+    /// when this reaches past the wrapped program's name (SPEC §4; reference §3.2).
+    #[must_use]
+    pub fn literal_prefix_len(&self) -> usize {
+        self.prefix.len()
+    }
+
+    /// The pattern's first word when it is spelled out in full (literal characters
+    /// followed by a space, ` *`, or the end), folded as the pattern folds: a text
+    /// the pattern matches then starts with exactly this word ([`first_word`]).
+    /// `None` when a `*` comes first (`git*`, `* install`).
+    #[must_use]
+    pub fn first_word_key(&self) -> Option<String> {
+        let mut key = String::new();
+        for t in &self.tokens {
+            match t {
+                Token::Lit(' ') | Token::SpaceAny => break,
+                Token::Lit(c) => key.push(*c),
+                Token::Any => return None,
+            }
+        }
+        (!key.is_empty()).then_some(key)
+    }
+
     /// Whether `text` matches the whole pattern. Linear in `text` times the pattern
     /// length; never panics.
     ///
@@ -129,6 +154,18 @@ impl Wildcard {
         }
         reach.last().copied().unwrap_or(false)
     }
+}
+
+/// The first word of `text` (up to its first space), folded as a pattern compiled
+/// with `case_insensitive` folds: the key [`Wildcard::first_word_key`] is compared to.
+#[must_use]
+pub fn first_word(text: &str, case_insensitive: bool) -> String {
+    text.split(' ')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .map(|c| fold(c, case_insensitive))
+        .collect()
 }
 
 fn fold(c: char, case_insensitive: bool) -> char {
