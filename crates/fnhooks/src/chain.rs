@@ -103,7 +103,8 @@ pub struct TraceEntry {
     #[serde(serialize_with = "ser_answer")]
     pub answer: Answer,
     /// How it failed, when its answer is not its own (dropped, or replaced by the
-    /// engine's deny of SPEC §1.8).
+    /// engine's deny of SPEC §1.8). A batch entry carries it only when every member
+    /// failed so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureKind>,
     #[serde(skip)]
@@ -175,8 +176,10 @@ fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
                 }
                 last.called_next = e.called_next;
                 last.handed.clone_from(&e.handed);
-                if last.failure.is_none() {
-                    last.failure = e.failure;
+                // The batch's answer is its own when any member answered itself: a
+                // dropped member passes on what a later member answered.
+                if e.failure.is_none() {
+                    last.failure = None;
                 }
                 continue;
             }

@@ -103,3 +103,8 @@ fn shared_cases_register() {
 fn project_scenarios_one_per_spec_row_attack_and_control() {
     run_dir("examples/scenarios/rows");
 }
+
+#[test]
+fn regressions_found_by_the_properties() {
+    run_dir("examples/scenarios/regressions");
+}

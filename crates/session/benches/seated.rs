@@ -12,7 +12,7 @@
 //!
 //! Run with `cargo bench -p session`; `scripts/bench-summary` prints the ratios.
 
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use divan::{black_box, Bencher};
 use fnhooks::{Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
@@ -29,7 +29,11 @@ fn main() {
 
 fn folder(settings: &Value, mcp: Option<&Value>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("managed-settings.json"), settings.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
     if let Some(m) = mcp {
         std::fs::write(dir.path().join("managed-mcp.json"), m.to_string()).unwrap();
     }
@@ -37,19 +41,33 @@ fn folder(settings: &Value, mcp: Option<&Value>) -> tempfile::TempDir {
 }
 
 fn pass(id: &str, tier: Tier, event: &str) -> Plugin {
-    let info = PluginInfo { id: format!("{id}@bench"), name: id.to_owned(), tier, worker: None };
-    Plugin::new(info).with(Registration::on(event, |_cx, e: Event, n: Next| async move {
-        n.run(e).await.map_err(HookError::from)
-    }))
+    let info = PluginInfo {
+        id: format!("{id}@bench"),
+        name: id.to_owned(),
+        tier,
+        worker: None,
+    };
+    Plugin::new(info).with(Registration::on(
+        event,
+        |_cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
+    ))
 }
 
 fn reworder() -> Plugin {
-    let info = PluginInfo { id: "reword@bench".into(), name: "reword".into(), tier: Tier::User, worker: None };
-    Plugin::new(info).with(Registration::on("tool.check", |_cx, e: Event, n: Next| async move {
-        let mut v = n.run(e).await?;
-        v["reason"] = json!("reworded");
-        Ok(v)
-    }))
+    let info = PluginInfo {
+        id: "reword@bench".into(),
+        name: "reword".into(),
+        tier: Tier::User,
+        worker: None,
+    };
+    Plugin::new(info).with(Registration::on(
+        "tool.check",
+        |_cx, e: Event, n: Next| async move {
+            let mut v = n.run(e).await?;
+            v["reason"] = json!("reworded");
+            Ok(v)
+        },
+    ))
 }
 
 /// 2 prepend, 3 user, 2 append, 1 builtin; `rewrite` makes the last user plugin reword.
@@ -60,7 +78,11 @@ fn chain(rewrite: bool) -> Vec<Plugin> {
         pass("u1", Tier::User, "tool.check"),
         pass("u2", Tier::User, "tool.check"),
     ];
-    p.push(if rewrite { reworder() } else { pass("u3", Tier::User, "tool.check") });
+    p.push(if rewrite {
+        reworder()
+    } else {
+        pass("u3", Tier::User, "tool.check")
+    });
     p.extend([
         pass("a1", Tier::Append, "tool.check"),
         pass("a2", Tier::Append, "tool.check"),
@@ -70,7 +92,14 @@ fn chain(rewrite: bool) -> Vec<Plugin> {
 }
 
 fn start(dir: &Path, seated: bool, plugins: Vec<Plugin>) -> Session {
-    Session::start(SessionConfig { seated, ..SessionConfig::new(dir) }, plugins).unwrap()
+    Session::start(
+        SessionConfig {
+            seated,
+            ..SessionConfig::new(dir)
+        },
+        plugins,
+    )
+    .unwrap()
 }
 
 fn policy() -> Value {
@@ -88,7 +117,9 @@ fn check_event() -> Event {
 fn bench_check(bencher: Bencher, seated: bool, rewrite: bool) {
     let dir = folder(&policy(), None);
     let s = start(dir.path(), seated, chain(rewrite));
-    bencher.with_inputs(check_event).bench_local_values(|e| black_box(s.raise(e, None, None)));
+    bencher
+        .with_inputs(check_event)
+        .bench_local_values(|e| black_box(s.raise(e, None, None)));
 }
 
 #[divan::bench]
@@ -113,7 +144,11 @@ fn tool_check_8_plugins_unseated_user_rewrite(bencher: Bencher) {
 
 fn env_set(bencher: Bencher, name: &'static str) {
     let dir = folder(&policy(), None);
-    let s = start(dir.path(), true, vec![pass("envy", Tier::User, "session.append")]);
+    let s = start(
+        dir.path(),
+        true,
+        vec![pass("envy", Tier::User, "session.append")],
+    );
     bencher
         .with_inputs(|| Event::from_value("env.set", json!({"name": name, "value": "x"})))
         .bench_local_values(|e| black_box(s.raise(e, Some("envy@bench"), None)));
@@ -133,16 +168,25 @@ fn env_set_free_by_a_person(bencher: Bencher) {
 fn plugin_register_under_mods_only(bencher: Bencher) {
     let settings = json!({"pluginConfigs": {"cc-plugin-sec-default@builtin": {"options": {"allowManagedModsOnly": true}}}});
     let dir = folder(&settings, None);
-    let s = start(dir.path(), true, vec![pass("mod", Tier::User, "session.append")]);
+    let s = start(
+        dir.path(),
+        true,
+        vec![pass("mod", Tier::User, "session.append")],
+    );
     bencher.bench_local(|| black_box(s.reload("mod@bench")));
 }
 
 #[divan::bench]
 fn tool_register_against_1000_reserved_scopes(bencher: Bencher) {
-    let servers: serde_json::Map<String, Value> =
-        (0..1000).map(|i| (format!("corp-server-{i}"), json!({"command": "x"}))).collect();
+    let servers: serde_json::Map<String, Value> = (0..1000)
+        .map(|i| (format!("corp-server-{i}"), json!({"command": "x"})))
+        .collect();
     let dir = folder(&json!({}), Some(&json!({"mcpServers": servers})));
-    let s = start(dir.path(), true, vec![pass("notes", Tier::User, "session.append")]);
+    let s = start(
+        dir.path(),
+        true,
+        vec![pass("notes", Tier::User, "session.append")],
+    );
     bencher
         .with_inputs(|| Event::from_value("tool.register", json!({"name": "add"})))
         .bench_local_values(|e| black_box(s.raise(e, Some("notes@bench"), None)));

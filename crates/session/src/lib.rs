@@ -130,7 +130,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Session {
     /// Starts a session: reads the policy once (writing its salvage warnings to the
     /// debug log), seats the security default where SPEC §2.3 says, then admits every
-    /// listed plugin in chain order through `plugin.register`, seating those admitted.
+    /// listed plugin through `plugin.register`, seating those admitted: first the
+    /// `prepend`, `append` and `builtin` modules in chain order, then the person's
+    /// (`user`) modules in chain order, so that no person's hook is asked about the
+    /// organization's modules at load.
     ///
     /// # Errors
     ///
@@ -170,7 +173,14 @@ impl Session {
             interactive: config.facts.interactive,
         };
         session.reseat(true);
-        for p in session.listed.clone() {
+        // The organization's and the engine's modules are admitted before any person's
+        // module is seated, so no person's hook is asked about them at load.
+        let (people, org): (Vec<Plugin>, Vec<Plugin>) = session
+            .listed
+            .iter()
+            .cloned()
+            .partition(|p| p.info.tier == Tier::User);
+        for p in org.into_iter().chain(people) {
             let answer = session.admit(&p, false);
             lock(&session.admissions).push((p.info.id.clone(), answer));
         }
