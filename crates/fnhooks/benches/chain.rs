@@ -5,7 +5,12 @@
 //! Run with `cargo bench -p fnhooks`; `scripts/bench-summary` turns the figures into
 //! per-link cost.
 
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use divan::{black_box, Bencher};
 use fnhooks::{

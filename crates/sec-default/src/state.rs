@@ -1,8 +1,10 @@
 //! What one seated instance of the plugin remembers (SPEC §2.3: a plugin seated afresh
 //! starts with a fresh notice set and id map).
 
+use crate::tool_register_refusal::ReservedScopes;
+use policy::ManagedSettings;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The plugin instance's memory: the held notices already told, and the provenance
 /// heard at admission keyed by id.
@@ -12,6 +14,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub struct State {
     told: Mutex<HashSet<String>>,
     admitted: Mutex<HashMap<String, String>>,
+    /// The reservations compiled from the last policy read, with that read.
+    scopes: Mutex<Option<(ManagedSettings, Arc<ReservedScopes>)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -40,5 +44,19 @@ impl State {
     #[must_use]
     pub fn admitted_as(&self, id: &str) -> Option<String> {
         lock(&self.admitted).get(&::policy::id_key(id)).cloned()
+    }
+
+    /// The reservations of `policy`, compiled once per policy content (SPEC §3.4; a
+    /// burst of registrations under one policy compiles them once).
+    pub fn reserved_scopes(&self, policy: &ManagedSettings) -> Arc<ReservedScopes> {
+        let mut cached = lock(&self.scopes);
+        if let Some((seen, scopes)) = cached.as_ref() {
+            if seen == policy {
+                return Arc::clone(scopes);
+            }
+        }
+        let scopes = Arc::new(ReservedScopes::new(policy));
+        *cached = Some((policy.clone(), Arc::clone(&scopes)));
+        scopes
     }
 }

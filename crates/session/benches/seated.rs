@@ -12,7 +12,12 @@
 //!
 //! Run with `cargo bench -p session`; `scripts/bench-summary` prints the ratios.
 
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use divan::{black_box, Bencher};
 use fnhooks::{Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};

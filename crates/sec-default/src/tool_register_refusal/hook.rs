@@ -1,6 +1,6 @@
 //! The `tool.register` hook (SPEC §3.4).
 
-use super::register_refusal_of;
+use super::vouched_id;
 use crate::policy;
 use crate::refusals::{register_refusal, RegisterWhy};
 use crate::state::State;
@@ -29,7 +29,16 @@ pub async fn tool_register(state: Arc<State>, cx: Cx, e: Event, next: Next) -> H
         let tool = e.str_field("name").unwrap_or_default();
         let recorded = state.admitted_as(&origin.id);
         let refusal = match policy::read(&cx).await {
-            Ok(p) => register_refusal_of(&p, &origin.plugin, tool, recorded.as_deref()),
+            Ok(p) => state
+                .reserved_scopes(&p)
+                .why_refused(&origin.plugin, tool, vouched_id(&p, recorded.as_deref()))
+                .map(|why| {
+                    register_refusal(
+                        &origin.plugin,
+                        &fnhooks::registered_tool_name(&origin.plugin, tool),
+                        &why,
+                    )
+                }),
             Err(_) => Some(register_refusal(
                 &origin.plugin,
                 &fnhooks::registered_tool_name(&origin.plugin, tool),

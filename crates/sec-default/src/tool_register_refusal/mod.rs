@@ -6,7 +6,7 @@ mod refusal_of;
 
 pub use hook::{tool_register, tool_register_failed};
 pub use refusal_of::{
-    register_refusal_of, reserved_scopes, vouched_id, why_refused, ReservedScope,
+    register_refusal_of, reserved_scopes, vouched_id, why_refused, ReservedScope, ReservedScopes,
 };
 
 #[cfg(test)]

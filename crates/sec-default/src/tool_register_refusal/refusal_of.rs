@@ -1,9 +1,10 @@
 //! The judgement of a `user` registration (SPEC §3.4 steps 2–6 and the exemption).
 
-use crate::fold::{folds_to_nothing, reads_as};
+use crate::fold::{fold, folds_to_nothing};
 use crate::policy::org_plugins;
 use crate::refusals::{register_refusal, RegisterWhy};
 use policy::{ids_equal, EnabledPlugin, ManagedSettings};
+use std::collections::HashMap;
 
 /// The id that vouches for the caller (SPEC §3.4 exemption): its recorded id, when
 /// managed `enabledPlugins` turns that id on with the literal `true` (compared NFC then
@@ -28,8 +29,9 @@ pub fn vouched_id<'p>(policy: &'p ManagedSettings, recorded_id: Option<&str>) ->
 ///
 /// Takes the policy read, the registering plugin's manifest name, the tool's own name
 /// and the caller's recorded id (for the exemption); returns the reason, `None` to pass.
-/// Step 5 (a reserved name that folds to nothing) is judged before step 4, whose scopes
-/// such a name would cover anyway, so that the message says why.
+/// Builds the policy's [`ReservedScopes`] for this one judgement; a caller judging many
+/// registrations under one policy builds them once and calls
+/// [`ReservedScopes::why_refused`].
 ///
 /// SPEC §3.4
 #[must_use]
@@ -39,34 +41,99 @@ pub fn why_refused(
     tool: &str,
     recorded_id: Option<&str>,
 ) -> Option<RegisterWhy> {
-    if policy.managed_mcp_servers_unreadable {
-        return Some(RegisterWhy::ServersUnreadable);
-    }
-    if policy.allowed_mcp_servers.is_some() {
-        return Some(RegisterWhy::Allowlist);
-    }
-    let plugins = org_plugins(policy);
-    let nameless = policy
-        .managed_mcp_servers
-        .iter()
-        .any(|s| folds_to_nothing(s))
-        || plugins
+    ReservedScopes::new(policy).why_refused(plugin, tool, vouched_id(policy, recorded_id))
+}
+
+/// Everything a policy reserves against `user` registrations, compiled once (SPEC §3.4
+/// steps 2–5): the two marks that refuse every registration, whether a reserved name
+/// folds to nothing, and every reserved scope indexed by its fold, so that judging a
+/// name costs a few look-ups, whatever the number of scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReservedScopes {
+    unreadable: bool,
+    allowlist: bool,
+    nameless: bool,
+    scopes: Vec<ReservedScope>,
+    /// `fold(scope)` -> indices into `scopes`, in policy order.
+    by_fold: HashMap<String, Vec<usize>>,
+}
+
+impl ReservedScopes {
+    /// Compiles the policy's reservations.
+    ///
+    /// SPEC §3.4
+    #[must_use]
+    pub fn new(policy: &ManagedSettings) -> Self {
+        let scopes = reserved_scopes(policy);
+        let nameless = policy
+            .managed_mcp_servers
             .iter()
-            .any(|p| p.name_forms().iter().any(|n| folds_to_nothing(n)));
-    if nameless {
-        return Some(RegisterWhy::NamelessReserved);
+            .any(|s| folds_to_nothing(s))
+            || org_plugins(policy)
+                .iter()
+                .any(|p| p.name_forms().iter().any(|n| folds_to_nothing(n)));
+        let mut by_fold: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, r) in scopes.iter().enumerate() {
+            by_fold.entry(fold(&r.scope)).or_default().push(i);
+        }
+        ReservedScopes {
+            unreadable: policy.managed_mcp_servers_unreadable,
+            allowlist: policy.allowed_mcp_servers.is_some(),
+            nameless,
+            scopes,
+            by_fold,
+        }
     }
 
-    let full = fnhooks::registered_tool_name(plugin, tool);
-    let vouched = vouched_id(policy, recorded_id);
-    reserved_scopes(policy)
-        .into_iter()
-        .filter(|r| {
-            // A plugin keeps its own name: the exemption lifts its own plugin scopes only.
-            !(r.plugin_id.as_deref()).is_some_and(|id| vouched.is_some_and(|v| ids_equal(v, id)))
-        })
-        .find(|r| reads_as(&full, &r.scope))
-        .map(|r| r.why)
+    /// Why a `user` plugin's registration of `tool` is refused, if it is: steps 2, 3
+    /// and 5, then the first reserved scope (in policy order) that `mcp__<plugin>__<tool>`
+    /// reads as after folding, skipping the scopes of the plugin `vouched` names (the
+    /// exemption: an id managed `enabledPlugins` turns on with `true`).
+    ///
+    /// SPEC §3.4, §3.4.1
+    #[must_use]
+    pub fn why_refused(
+        &self,
+        plugin: &str,
+        tool: &str,
+        vouched: Option<&str>,
+    ) -> Option<RegisterWhy> {
+        if self.unreadable {
+            return Some(RegisterWhy::ServersUnreadable);
+        }
+        if self.allowlist {
+            return Some(RegisterWhy::Allowlist);
+        }
+        if self.nameless {
+            return Some(RegisterWhy::NamelessReserved);
+        }
+        let full = fold(&fnhooks::registered_tool_name(plugin, tool));
+        // Every folded scope ends in `_`: the name reads as a scope exactly when one of
+        // its prefixes that ends in `_` is that scope's fold.
+        full.char_indices()
+            .filter(|(_, c)| *c == '_')
+            .filter_map(|(at, _)| full.get(..=at))
+            .filter_map(|prefix| self.by_fold.get(prefix))
+            .flatten()
+            .copied()
+            .filter(|i| {
+                self.scopes.get(*i).is_some_and(|r| {
+                    // A plugin keeps its own name: the exemption lifts its own scopes only.
+                    !r.plugin_id
+                        .as_deref()
+                        .is_some_and(|id| vouched.is_some_and(|v| ids_equal(v, id)))
+                })
+            })
+            .min()
+            .and_then(|i| self.scopes.get(i))
+            .map(|r| r.why.clone())
+    }
+
+    /// The reserved scopes, in policy order.
+    #[must_use]
+    pub fn scopes(&self) -> &[ReservedScope] {
+        &self.scopes
+    }
 }
 
 /// One reserved tool-name scope (SPEC §3.4 step 4): the scope as the engine spells it,

@@ -1,0 +1,77 @@
+//! `fuzzing`: the bodies of the project's fuzz targets (issue 4, "Fuzzing").
+//!
+//! Each target is one function taking the fuzzer's bytes and checking the
+//! target's oracle. A body returns `Err(finding)` when the oracle does not
+//! hold; a panic inside the code under test is a finding too. Two drivers
+//! call the bodies:
+//!
+//! - the cargo-fuzz targets in `/fuzz` (libFuzzer, coverage-guided; see
+//!   `fuzz/README.md`), which panic on `Err`;
+//! - the stable `cargo test -p fuzzing` drivers in `tests/drivers.rs`
+//!   (proptest, a bounded number of inputs, plus the real inputs and the
+//!   regression seeds under `tests/regressions/<target>/`), which run in CI.
+//!   Findings not yet fixed in the crate they are about wait in
+//!   `tests/pending/<target>/`, run only by the ignored test `pending_findings`.
+//!
+//! Every body bounds its own work: inputs longer than [`MAX_INPUT`] are
+//! skipped, so no input hangs a body.
+//!
+//! | target | body |
+//! |---|---|
+//! | `managed_settings` | [`managed_settings`] |
+//! | `managed_mcp` | [`managed_mcp`] |
+//! | `scenario_file` | [`scenario_file`] |
+//! | `permission_rule` | [`permission_rule`] |
+//! | `shell_split` | [`shell_split`] |
+//! | `fold` | [`fold`] |
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod fold_target;
+mod rules;
+mod scenario_target;
+mod settings;
+mod shell;
+
+pub use fold_target::fold;
+pub use rules::permission_rule;
+pub use scenario_target::{scenario_file, SCENARIO_FILE};
+pub use settings::{managed_mcp, managed_settings, SEPARATOR};
+pub use shell::shell_split;
+
+/// The largest input a body looks at (64 KiB); longer inputs are skipped.
+pub const MAX_INPUT: usize = 64 * 1024;
+
+/// What a body says of one input: `Ok(())` when the oracle holds, `Err` with
+/// a description of the finding (and the input, shortened) when it does not.
+pub type Outcome = Result<(), String>;
+
+/// A body by its target name.
+pub type Body = fn(&[u8]) -> Outcome;
+
+/// Every target, by the name its cargo-fuzz binary and its regression folder
+/// carry.
+pub const TARGETS: &[(&str, Body)] = &[
+    ("managed_settings", managed_settings),
+    ("managed_mcp", managed_mcp),
+    ("scenario_file", scenario_file),
+    ("permission_rule", permission_rule),
+    ("shell_split", shell_split),
+    ("fold", fold),
+];
+
+/// `text` for a finding's message: debug-quoted, cut to 400 characters.
+pub(crate) fn shown(text: &str) -> String {
+    const MAX: usize = 400;
+    if text.chars().count() <= MAX {
+        format!("{text:?}")
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut:?}... ({} bytes)", text.len())
+    }
+}
+
+/// `data` for a finding's message, as text (lossy) when it is not UTF-8.
+pub(crate) fn shown_bytes(data: &[u8]) -> String {
+    shown(&String::from_utf8_lossy(data))
+}

@@ -1,0 +1,13 @@
+//! cargo-fuzz target `permission_rule`: the body `fuzzing::permission_rule` (its oracle is
+//! documented there); a finding (`Err`) is a panic, so libFuzzer keeps the
+//! input as a crash.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    sec_default_fuzz::init();
+    if let Err(finding) = fuzzing::permission_rule(data) {
+        panic!("permission_rule: {finding}");
+    }
+});
