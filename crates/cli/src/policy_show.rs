@@ -32,7 +32,10 @@ pub fn run(managed: Option<PathBuf>, json: bool) -> u8 {
         }
         Err(e) => {
             eprintln!("sec-default policy show: {e}");
-            eprintln!("sec-default policy show: the security default is seated and holds everything it holds (fail closed)");
+            eprintln!(
+                "sec-default policy show: a policy that cannot be read counts as a policy in force: \
+                 the security default is seated and refuses what the policy would guard (fail closed)"
+            );
             EXIT_POLICY_UNREADABLE
         }
     }
@@ -105,6 +108,13 @@ pub struct PolicyView {
     pub managed_mcp_servers: Vec<String>,
     /// Whether `managed-mcp.json` is present but cannot be read whole.
     pub managed_mcp_servers_unreadable: bool,
+    /// Whether the managed folder exists at all (the platform folder may not).
+    pub folder_exists: bool,
+    /// The classic settings hooks managed settings configure, by event (handler counts).
+    pub managed_hooks: Vec<(String, usize)>,
+    /// `allowManagedHooksOnly`, `disableAllHooks`, `allowManagedPermissionRulesOnly`,
+    /// `allowManagedMcpServersOnly`, and `disableBypassPermissionsMode` is `"disable"`.
+    pub controls: Vec<(String, bool)>,
 }
 
 /// What `policy show` reports for the policy `p` read from `location`.
@@ -164,6 +174,53 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
         allowed_mcp_servers: m.allowed_mcp_servers.as_ref().map(Vec::len),
         managed_mcp_servers: m.managed_mcp_servers.clone(),
         managed_mcp_servers_unreadable: m.managed_mcp_servers_unreadable,
+        folder_exists: folder.is_dir(),
+        managed_hooks: p
+            .settings
+            .get("hooks")
+            .and_then(Value::as_object)
+            .map(|hooks| {
+                hooks
+                    .iter()
+                    .map(|(event, groups)| {
+                        let handlers = groups
+                            .as_array()
+                            .map(|g| {
+                                g.iter()
+                                    .filter_map(|x| x.get("hooks")?.as_array().map(Vec::len))
+                                    .sum()
+                            })
+                            .unwrap_or(0);
+                        (event.clone(), handlers)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        controls: vec![
+            (
+                "allowManagedHooksOnly".to_owned(),
+                m.allow_managed_hooks_only,
+            ),
+            (
+                "disableAllHooks".to_owned(),
+                p.settings
+                    .get("disableAllHooks")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            ),
+            (
+                "allowManagedPermissionRulesOnly".to_owned(),
+                m.allow_managed_permission_rules_only,
+            ),
+            (
+                "allowManagedMcpServersOnly".to_owned(),
+                m.allow_managed_mcp_servers_only,
+            ),
+            (
+                "disableBypassPermissionsMode".to_owned(),
+                m.disable_bypass_permissions_mode,
+            ),
+        ],
     }
 }
 
@@ -171,7 +228,15 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
 #[must_use]
 pub fn render(v: &PolicyView) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "managed folder: {}", v.folder);
+    if v.folder_exists {
+        let _ = writeln!(s, "managed folder: {}", v.folder);
+    } else {
+        let _ = writeln!(
+            s,
+            "managed folder: {} (does not exist: an empty policy)",
+            v.folder
+        );
+    }
     if v.sources.is_empty() {
         let _ = writeln!(s, "sources: none (an empty policy: only the always-pinned variables and the engine's defaults apply)");
     } else {
@@ -222,6 +287,18 @@ pub fn render(v: &PolicyView) -> String {
         "permission rules: {} deny, {} ask, {} allow",
         v.rules.deny, v.rules.ask, v.rules.allow
     );
+    let _ = writeln!(s, "managed controls:");
+    for (key, on) in &v.controls {
+        let _ = writeln!(s, "  {key}: {}", if *on { "on" } else { "off" });
+    }
+    if v.managed_hooks.is_empty() {
+        let _ = writeln!(s, "managed classic hooks: none");
+    } else {
+        let _ = writeln!(s, "managed classic hooks:");
+        for (event, n) in &v.managed_hooks {
+            let _ = writeln!(s, "  {event}: {n} handler(s)");
+        }
+    }
     match v.allowed_mcp_servers {
         Some(n) => {
             let _ = writeln!(s, "allowedMcpServers: set ({n} entries): every person-tier tool registration is refused");

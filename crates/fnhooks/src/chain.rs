@@ -162,7 +162,7 @@ fn trace_entries(trace: &Trace) -> Vec<TraceEntry> {
 }
 
 /// Merges adjacent entries of one batch into one entry under the first member's tier
-/// (SPEC §1.1 **[decision]**).
+/// (SPEC §1.1 **\[decision\]**).
 fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
     let mut out: Vec<TraceEntry> = Vec::with_capacity(entries.len());
     for e in entries {

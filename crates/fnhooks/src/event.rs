@@ -156,7 +156,7 @@ impl fmt::Display for HookFailure {
     }
 }
 
-/// The names of the pinned fields of an event (SPEC §1.2 **[decision]**, complete).
+/// The names of the pinned fields of an event (SPEC §1.2 **\[decision\]**, complete).
 /// `None` means every field is pinned (`tool.check`'s question).
 #[must_use]
 pub fn pinned_fields(event: &str) -> Option<&'static [&'static str]> {
@@ -213,8 +213,80 @@ pub fn answer_shape_ok(event: &str, answer: &Value) -> bool {
     }
 }
 
-/// The names of the events of SPEC §1.5 that the engine or the security default reads.
+/// The names of the events of SPEC §1.5 that the engine or the security default reads,
+/// and the catalogue every event name is checked against.
 pub mod names {
+    /// Every event of SPEC §1.5 named whole (besides the families of [`FAMILIES`]).
+    pub const CATALOGUE: &[&str] = &[
+        TOOL_CHECK,
+        TOOL_CALL,
+        TOOL_REGISTER,
+        TOOL_LIST,
+        TOOL_DESCRIBE,
+        COMMAND_DESCRIBE,
+        AGENT_OFFER,
+        AGENT_SPAWN,
+        ENV_GET,
+        ENV_SET,
+        PLUGIN_REGISTER,
+        SETTINGS_READ,
+        UI_LOG,
+        SESSION_APPEND,
+        SESSION_COMPACT,
+        PROMPT_SECTION,
+        PROMPT_CONTEXT,
+        PROMPT_ATTACHMENT,
+        PROMPT_COMPOSE,
+        PROMPT_SUBMIT,
+        SKILL_PROMPT,
+        ATTRIBUTION_TEXT,
+        "command.run",
+        "command.register",
+        "command.list",
+        "agent.register",
+        "agent.list",
+        "prompt.fill",
+        "prompt.suggest",
+        "prompt.edit",
+        "prompt.read",
+        "http.fetch",
+        "process.run",
+        "mcp.call",
+        "engine.create",
+    ];
+
+    /// The event families of SPEC §1.5 named by prefix (`classic.<Event>`, `turn.*`, ...).
+    pub const FAMILIES: &[&str] = &[
+        "classic.", "turn.", "command.", "config.", "session.", "ui.", "fs.", "store.", "clock.",
+        "model.", "audio.",
+    ];
+
+    /// Whether `name` is an event of SPEC §1.5: catalogued whole, or a member of a
+    /// family (`classic.PreToolUse`, `turn.start`). A misspelt name (`tool.chek`) is not.
+    #[must_use]
+    pub fn is_catalogued(name: &str) -> bool {
+        CATALOGUE.contains(&name)
+            || FAMILIES
+                .iter()
+                .any(|f| name.len() > f.len() && name.starts_with(f))
+    }
+
+    /// Whether a registration pattern (an event name or `prefix.*`) can match some event
+    /// of SPEC §1.5: `*`, a family, or a prefix of a catalogued name.
+    #[must_use]
+    pub fn pattern_is_catalogued(pattern: &str) -> bool {
+        match pattern.strip_suffix('*') {
+            Some(prefix) => {
+                prefix.is_empty()
+                    || FAMILIES
+                        .iter()
+                        .any(|f| f.starts_with(prefix) || prefix.starts_with(f))
+                    || CATALOGUE.iter().any(|n| n.starts_with(prefix))
+            }
+            None => is_catalogued(pattern),
+        }
+    }
+
     /// `tool.check`: the permission decision for a pinned question.
     pub const TOOL_CHECK: &str = "tool.check";
     /// `tool.call`: the model's tool call is about to run (rewrites belong here).

@@ -13,7 +13,7 @@ pub type HookResult = Result<Value, HookError>;
 
 /// A hook's error. `Chain` carries an error that came back from `next` (or from an
 /// event the hook raised); returning the very error its own `next` returned is not a
-/// failure (SPEC §1.1 **[decision]**), any other error is (kind `error`).
+/// failure (SPEC §1.1 **\[decision\]**), any other error is (kind `error`).
 #[derive(Debug, Clone)]
 pub enum HookError {
     /// The hook failed on its own.

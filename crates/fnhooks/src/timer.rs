@@ -1,4 +1,4 @@
-//! A hook's own-time limit (SPEC §1.1 **[decision]**: a hook's timeout counts only its
+//! A hook's own-time limit (SPEC §1.1 **\[decision\]**: a hook's timeout counts only its
 //! own time, never the time spent inside `next`). Runtime-free: `futures-timer`.
 
 use futures::future::Either;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Which managed folder a read looks at.
 ///
-/// **[decision]** `CLAUDE_CODE_MANAGED_SETTINGS_PATH` is never honoured: the
+/// **\[decision\]** `CLAUDE_CODE_MANAGED_SETTINGS_PATH` is never honoured: the
 /// folder is the platform's or one the embedding program (or the CLI's
 /// `--managed`) names explicitly.
 ///

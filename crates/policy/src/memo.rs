@@ -8,7 +8,7 @@ use crate::{read_policy, ManagedLocation, Policy, PolicyError};
 
 /// How long a successful read serves later callers, in milliseconds.
 ///
-/// SPEC §2.1 "One read serves a burst" (**[decision]** 1 second)
+/// SPEC §2.1 "One read serves a burst" (**\[decision\]** 1 second)
 pub const POLICY_MEMO_MS: u64 = 1000;
 
 /// A monotonic clock: the time elapsed since some fixed origin.

@@ -196,6 +196,45 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
             ));
         }
     }
+    let catalogue = "an event of SPEC §1.5 (tool.check, env.set, classic.<Event>, ...)";
+    for (i, plugin) in scenario.plugins.iter().enumerate() {
+        for (j, hook) in plugin.hooks.iter().enumerate() {
+            if !fnhooks::names::pattern_is_catalogued(&hook.on) {
+                return Err(invalid(
+                    format!("{base}/plugins/{i}/hooks/{j}/on"),
+                    format!(
+                        "unknown event {:?}, expected {catalogue} or a prefix.* pattern",
+                        hook.on
+                    ),
+                ));
+            }
+        }
+    }
+    for (i, step) in scenario.steps.iter().enumerate() {
+        if let crate::format::Step::Raise(r) = step {
+            if r.raise != "tool.use" && !fnhooks::names::is_catalogued(&r.raise) {
+                return Err(invalid(
+                    format!("{base}/steps/{i}/raise"),
+                    format!(
+                        "unknown event {:?}, expected {catalogue} or tool.use",
+                        r.raise
+                    ),
+                ));
+            }
+            if matches!(r.raise.as_str(), "tool.check" | "tool.use")
+                && !r
+                    .event
+                    .get("tool")
+                    .is_some_and(serde_json::Value::is_string)
+            {
+                return Err(invalid(
+                    format!("{base}/steps/{i}/event/tool"),
+                    "expected the tool's name, a string (tool.check and tool.use ask about a tool)"
+                        .to_owned(),
+                ));
+            }
+        }
+    }
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, plugin) in scenario.plugins.iter().enumerate() {
         let pointer = format!("{base}/plugins/{i}/id");
