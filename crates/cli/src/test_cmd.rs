@@ -103,10 +103,13 @@ fn render(r: &ScenarioReport) -> String {
             let _ = writeln!(s, "      compare: no difference");
         }
         for d in changed {
+            let at = d
+                .step
+                .map_or_else(|| "admission".to_owned(), |i| format!("step {i}"));
             let _ = writeln!(
                 s,
-                "      compare: step {} ({}): seated {} / unseated {}",
-                d.step, d.event, d.seated, d.unseated
+                "      compare: {at} ({}): seated {} / unseated {}",
+                d.event, d.seated, d.unseated
             );
         }
     }

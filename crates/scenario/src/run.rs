@@ -72,8 +72,8 @@ pub struct StepFailure {
 /// What sec-default changed at one step (`--compare`).
 #[derive(Debug, Clone, Serialize)]
 pub struct StepDiff {
-    /// The step's index.
-    pub step: usize,
+    /// The step's index (`None`: the admission of the listed plugins at start).
+    pub step: Option<usize>,
     /// The event raised.
     pub event: String,
     /// The answer with sec-default seated.
@@ -145,6 +145,25 @@ pub fn run_scenario(
         w.session.take_log();
     }
     let mut changed = Vec::new();
+    if let (true, Some(u)) = (options.compare, &unseated) {
+        // What sec-default changed at admission (SPEC §3.9), before any step.
+        let theirs = u.session.admissions();
+        for (id, answer) in main.session.admissions() {
+            let other = theirs
+                .iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, a)| answer_to_json(a));
+            let mine = answer_to_json(&answer);
+            if other.as_ref() != Some(&mine) {
+                changed.push(StepDiff {
+                    step: None,
+                    event: format!("plugin.register {id}"),
+                    seated: mine,
+                    unseated: other.unwrap_or(Value::Null),
+                });
+            }
+        }
+    }
 
     for (i, step) in sc.steps.iter().enumerate() {
         let ran_main = main.step(step)?;
@@ -157,7 +176,7 @@ pub fn run_scenario(
             let (a, b) = (out.answer_json(), u.answer_json());
             if a != b {
                 changed.push(StepDiff {
-                    step: i,
+                    step: Some(i),
                     event: raise.raise.clone(),
                     seated: a,
                     unseated: b,
