@@ -10,8 +10,9 @@
     clippy::indexing_slicing
 )]
 
-use scenario::run::{run_scenario, RunOptions};
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{root, run_dir};
 
 /// The family files, one test each below.
 const FAMILIES: &[&str] = &[
@@ -31,52 +32,9 @@ const FAMILIES: &[&str] = &[
     "tools",
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Runs every scenario of `examples/scenarios/bypass/<family>.json`, seated and with
-/// `--compare`, and fails listing every failing step with its path relative to the root.
+/// Runs every scenario of `examples/scenarios/bypass/<family>.json`.
 fn run_family(family: &str) {
-    let rel = format!("examples/scenarios/bypass/{family}.json");
-    let file = root().join(&rel);
-    let loaded = scenario::load_paths(&[file]).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!loaded.is_empty(), "no scenario in {rel}");
-    let mut failures = Vec::new();
-    for l in &loaded {
-        let report = run_scenario(
-            l,
-            &RunOptions {
-                managed: None,
-                compare: true,
-            },
-        )
-        .unwrap_or_else(|e| panic!("{}: {e}", l.file.display()));
-        for f in &report.failures {
-            let file = l
-                .file
-                .strip_prefix(root())
-                .unwrap_or(&l.file)
-                .display()
-                .to_string();
-            failures.push(format!(
-                "{file}{} {:?} step {:?}: {}\n  expected {}\n  actual {}\n  trace {}",
-                l.pointer(),
-                report.name,
-                f.step,
-                f.why,
-                f.expected,
-                f.actual,
-                serde_json::to_string(&f.trace).unwrap_or_default()
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    run_dir(&format!("examples/scenarios/bypass/{family}.json"));
 }
 
 #[test]
