@@ -42,6 +42,7 @@ fn engine(links: usize) -> Engine {
             name: format!("p{i}"),
             tier: Tier::User,
             worker: None,
+            source: None,
         };
         engine.seat(Plugin::new(info).with(Registration::on(
             "prompt.section",

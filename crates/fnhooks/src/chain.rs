@@ -1,7 +1,9 @@
 //! The engine and its chain: `next`, `next.to`, `next.origin`, `next.trace`, pins,
 //! failure handlers and timeouts (SPEC §1.1, §1.2, §1.3, §1.8, §1.9).
 
-use crate::event::{answer_shape_ok, keeps_pins, names, Event, FailureKind, HookFailure, Origin};
+use crate::event::{
+    answer_shape_ok, keeps_pins, names, restore_pins, Event, FailureKind, HookFailure, Origin,
+};
 use crate::plugin::{HookError, HookResult, Plugin, PluginInfo, Registration};
 use crate::timer::own_time_limit;
 use crate::{Tier, Verdict};
@@ -71,6 +73,42 @@ pub enum Channel {
     Screen,
     /// The debug log.
     Debug,
+}
+
+/// A set of tiers a run passes over (SPEC §1.1 `next.to`: the tiers strictly between the
+/// caller's and the target, skipped for the rest of that run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct TierSet(u8);
+
+impl TierSet {
+    fn bit(t: Tier) -> u8 {
+        1 << (t as u8)
+    }
+
+    fn of(tiers: &[Tier]) -> Self {
+        TierSet(tiers.iter().fold(0, |acc, t| acc | Self::bit(*t)))
+    }
+
+    fn contains(self, t: Tier) -> bool {
+        self.0 & Self::bit(t) != 0
+    }
+
+    /// This set with every tier strictly between `from` and `to` added.
+    fn with_between(self, from: Tier, to: Tier) -> Self {
+        let between = Tier::ALL
+            .iter()
+            .filter(|t| **t > from && **t < to)
+            .fold(0, |acc, t| acc | Self::bit(*t));
+        TierSet(self.0 | between)
+    }
+}
+
+/// Which registration of which seated plugin a link runs: a hook's identity, so that an
+/// event a hook raises runs without that hook (SPEC §1.1: no re-entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HookKey {
+    plugin: usize,
+    reg: usize,
 }
 
 /// The engine's own answer of every event (the `core` tier), and its log sink.
@@ -327,23 +365,53 @@ impl Engine {
     /// The chain's error, when the chain answers one (a core that cannot read the
     /// policy, a dropped link whose last run failed).
     pub fn raise(&self, event: Event, origin: Origin) -> BoxFuture<'static, Answer> {
-        let links = self.links_for(&event);
-        let origin = Arc::new(origin);
-        if links.is_empty() {
+        self.raise_within(event, Arc::new(origin), TierSet::default(), &Arc::from([]))
+    }
+
+    /// Raises `event` as [`Engine::raise`] does, with the links of the `skipped` tiers
+    /// passed over for the whole run, as if a `next.to` from above the first link had
+    /// skipped them (SPEC §3.9 **\[decision\]**: `plugin.register` for an organization's
+    /// or built-in module is raised with the `user` tier skipped).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::raise`].
+    pub fn raise_skipping(
+        &self,
+        event: Event,
+        origin: Origin,
+        skipped: &[Tier],
+    ) -> BoxFuture<'static, Answer> {
+        self.raise_within(
+            event,
+            Arc::new(origin),
+            TierSet::of(skipped),
+            &Arc::from([]),
+        )
+    }
+
+    /// A raise that runs without the hooks in `excluded` (those under way in the raises
+    /// it is nested in: SPEC §1.1, no re-entry) and passes over the `skip` tiers.
+    fn raise_within(
+        &self,
+        event: Event,
+        origin: Arc<Origin>,
+        skip: TierSet,
+        excluded: &Arc<[HookKey]>,
+    ) -> BoxFuture<'static, Answer> {
+        let links = self.links_for(&event, excluded);
+        if links.iter().all(|l| skip.contains(l.plugin.info.tier)) {
             let core_cx = Cx {
                 engine: self.clone(),
                 plugin: None,
                 origin,
                 clock: None,
+                excluded: Arc::clone(excluded),
             };
             return self.inner.core.answer(core_cx, event);
         }
-        let run = Arc::new(ChainRun {
-            engine: self.clone(),
-            links,
-            origin,
-        });
-        Box::pin(async move { run.run_from(0, event).await.0 })
+        let run = Arc::new(ChainRun::new(self.clone(), links, origin, excluded));
+        Box::pin(async move { run.run_from(0, event, skip).await.0 })
     }
 
     /// [`Engine::raise`] on the current thread (`futures::executor::block_on`).
@@ -366,25 +434,27 @@ impl Engine {
         event: Event,
         origin: Origin,
     ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
-        let links = self.links_for(&event);
-        let run = Arc::new(ChainRun {
-            engine: self.clone(),
+        let links = self.links_for(&event, &Arc::from([]));
+        let run = Arc::new(ChainRun::new(
+            self.clone(),
             links,
-            origin: Arc::new(origin),
-        });
+            Arc::new(origin),
+            &Arc::from([]),
+        ));
         Box::pin(async move {
-            let (answer, trace) = run.run_from(0, event).await;
+            let (answer, trace) = run.run_from(0, event, TierSet::default()).await;
             (answer, merge_batches(&trace_entries(&trace)))
         })
     }
 
-    fn links_for(&self, event: &Event) -> Vec<Link> {
+    fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
         let plugins = read_lock(&self.inner.plugins);
         let mut links: Vec<Link> = Vec::new();
         let mut batch_id = 0usize;
         for p in plugins.iter() {
+            let at = Arc::as_ptr(p) as usize;
             for (reg, r) in p.registrations.iter().enumerate() {
-                if r.matches(event) {
+                if r.matches(event) && !excluded.contains(&HookKey { plugin: at, reg }) {
                     links.push(Link {
                         plugin: Arc::clone(p),
                         reg,
@@ -428,6 +498,15 @@ struct Link {
     batch: Option<usize>,
 }
 
+impl Link {
+    fn key(&self) -> HookKey {
+        HookKey {
+            plugin: Arc::as_ptr(&self.plugin) as usize,
+            reg: self.reg,
+        }
+    }
+}
+
 /// The engine API available to a hook (SPEC §1.1 `cx`): raise events as this plugin
 /// (`cx.settings.read`, `cx.ui.log`, ...). The core's `cx` raises as the engine.
 #[derive(Clone)]
@@ -439,6 +518,9 @@ pub struct Cx {
     /// as its own (each of their hooks has its own timeout), as time inside `next` does
     /// not (SPEC §1.1).
     clock: Option<Arc<Mutex<NextState>>>,
+    /// The hooks an event raised through this `cx` runs without: this hook and those it
+    /// is nested in (SPEC §1.1: no re-entry).
+    excluded: Arc<[HookKey]>,
 }
 
 impl Cx {
@@ -476,7 +558,12 @@ impl Cx {
     ///
     /// The chain's error.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
-        let raised = self.engine.raise(event, self.raiser());
+        let raised = self.engine.raise_within(
+            event,
+            Arc::new(self.raiser()),
+            TierSet::default(),
+            &self.excluded,
+        );
         match self.clock.clone() {
             None => raised,
             Some(clock) => Box::pin(async move {
@@ -516,6 +603,39 @@ struct ChainRun {
     engine: Engine,
     links: Vec<Link>,
     origin: Arc<Origin>,
+    /// The hooks of the raises this one is nested in (SPEC §1.1: no re-entry).
+    excluded: Arc<[HookKey]>,
+    /// What the core answered in this raise, and to which event: within one raise the
+    /// core answers an event once, and a re-run (`next.to` after `next`) that reaches it
+    /// with the same event reuses that answer (SPEC §3.6 step 5 **\[decision\]**: a
+    /// classic hook runs once per tool call, however often the chain is re-run).
+    core_answer: Mutex<Option<(Event, Answer)>>,
+}
+
+impl ChainRun {
+    fn new(
+        engine: Engine,
+        links: Vec<Link>,
+        origin: Arc<Origin>,
+        excluded: &Arc<[HookKey]>,
+    ) -> Self {
+        ChainRun {
+            engine,
+            links,
+            origin,
+            excluded: Arc::clone(excluded),
+            core_answer: Mutex::new(None),
+        }
+    }
+
+    /// The `excluded` set of an event raised by the hook of `link`.
+    fn excluding(&self, link: &Link) -> Arc<[HookKey]> {
+        self.excluded
+            .iter()
+            .copied()
+            .chain(std::iter::once(link.key()))
+            .collect()
+    }
 }
 
 #[derive(Default)]
@@ -542,6 +662,8 @@ pub struct Next {
     run: Arc<ChainRun>,
     /// Index of the caller's link.
     pos: usize,
+    /// The tiers this run passes over at the caller's link (SPEC §1.1 `next.to`).
+    skip: TierSet,
     received: Event,
     state: Arc<Mutex<NextState>>,
 }
@@ -556,13 +678,17 @@ impl Next {
     /// The rest of the chain's error, or the pin failure.
     pub fn run(&self, event: Event) -> BoxFuture<'static, Answer> {
         let this = self.clone();
-        Box::pin(async move { this.hand_on(event, this.pos + 1).await })
+        Box::pin(async move { this.hand_on(event, this.skip).await })
     }
 
-    /// Runs the chain from the first link of `tier` on, skipping every link in between
-    /// (SPEC §1.1 `next.to`). Only a plugin of a managed tier (`prepend`, `append`) may
-    /// call it, and only toward a later tier (`append`, `builtin`, `core`); otherwise it
-    /// runs nothing and fails the hook (kind `forbidden-jump`).
+    /// Runs the rest of the chain with the tiers strictly between the caller's and
+    /// `tier` skipped, for the rest of that run (SPEC §1.1 `next.to`, **\[decision,
+    /// revised\]**): the remaining links of the caller's own tier still run, in order, and
+    /// a link beneath that calls `next` does not bring a skipped tier back. So a
+    /// `prepend` plugin's `next.to(e, append)` skips the `user` tier and nothing else.
+    /// Only a plugin of a managed tier (`prepend`, `append`) may call it, and only toward
+    /// a later tier (`append`, `builtin`, `core`); otherwise it runs nothing and fails the
+    /// hook (kind `forbidden-jump`).
     ///
     /// # Errors
     ///
@@ -575,15 +701,8 @@ impl Next {
                 let msg = format!("a {caller} plugin may not continue at the {tier} tier");
                 return Err(this.break_hook(FailureKind::ForbiddenJump, msg));
             }
-            let at = this
-                .run
-                .links
-                .iter()
-                .enumerate()
-                .skip(this.pos + 1)
-                .find(|(_, l)| l.plugin.info.tier >= tier)
-                .map_or(this.run.links.len(), |(i, _)| i);
-            this.hand_on(event, at).await
+            this.hand_on(event, this.skip.with_between(caller, tier))
+                .await
         })
     }
 
@@ -634,19 +753,22 @@ impl Next {
         err
     }
 
-    async fn hand_on(&self, event: Event, at: usize) -> Answer {
+    async fn hand_on(&self, event: Event, skip: TierSet) -> Answer {
         let replay = lock(&self.state).replay.clone();
         if let Some((answer, trace)) = replay {
             lock(&self.state).last = Some((answer.clone(), trace));
             return answer;
         }
+        let event = restore_pins(&self.received, event);
         if !keeps_pins(&self.received, &event) {
             let msg = format!("handed on a changed pinned field of {}", event.name);
             return Err(self.break_hook(FailureKind::Pin, msg));
         }
         lock(&self.state).called = true;
         pause(&self.state);
-        let (answer, trace) = Arc::clone(&self.run).run_from(at, event).await;
+        let (answer, trace) = Arc::clone(&self.run)
+            .run_from(self.pos + 1, event, skip)
+            .await;
         resume(&self.state);
         lock(&self.state).last = Some((answer.clone(), trace));
         answer
@@ -679,16 +801,23 @@ enum Outcome {
 }
 
 impl ChainRun {
-    fn run_from(self: Arc<Self>, pos: usize, event: Event) -> BoxFuture<'static, (Answer, Trace)> {
+    /// Runs the chain from link `pos` on, passing over the links of the `skip` tiers.
+    fn run_from(
+        self: Arc<Self>,
+        pos: usize,
+        event: Event,
+        skip: TierSet,
+    ) -> BoxFuture<'static, (Answer, Trace)> {
         Box::pin(async move {
-            let Some(link) = self.links.get(pos).cloned() else {
-                let cx = Cx {
-                    engine: self.engine.clone(),
-                    plugin: None,
-                    origin: self.origin.clone(),
-                    clock: None,
-                };
-                let answer = self.engine.inner.core.answer(cx, event).await;
+            let at = self
+                .links
+                .iter()
+                .enumerate()
+                .skip(pos)
+                .find(|(_, l)| !skip.contains(l.plugin.info.tier))
+                .map(|(i, l)| (i, l.clone()));
+            let Some((pos, link)) = at else {
+                let answer = self.core_answer(event).await;
                 let entry = TraceEntry {
                     tier: Tier::Core,
                     plugins: Vec::new(),
@@ -701,16 +830,43 @@ impl ChainRun {
                 };
                 return (answer, trace_node(entry, None));
             };
-            self.run_link(pos, &link, event).await
+            self.run_link(pos, &link, event, skip).await
         })
     }
 
-    async fn run_link(self: Arc<Self>, pos: usize, link: &Link, event: Event) -> (Answer, Trace) {
+    /// The core's answer to `event`, computed once per raise for the same event (SPEC
+    /// §3.6 step 5 **\[decision\]**).
+    async fn core_answer(&self, event: Event) -> Answer {
+        if let Some((seen, answer)) = lock(&self.core_answer).as_ref() {
+            if *seen == event {
+                return answer.clone();
+            }
+        }
+        let cx = Cx {
+            engine: self.engine.clone(),
+            plugin: None,
+            origin: self.origin.clone(),
+            clock: None,
+            excluded: Arc::clone(&self.excluded),
+        };
+        let answer = self.engine.inner.core.answer(cx, event.clone()).await;
+        *lock(&self.core_answer) = Some((event, answer.clone()));
+        answer
+    }
+
+    async fn run_link(
+        self: Arc<Self>,
+        pos: usize,
+        link: &Link,
+        event: Event,
+        skip: TierSet,
+    ) -> (Answer, Trace) {
         let info = Arc::clone(&link.plugin.info);
         let state = Arc::new(Mutex::new(NextState::default()));
         let next = Next {
             run: Arc::clone(&self),
             pos,
+            skip,
             received: event.clone(),
             state: Arc::clone(&state),
         };
@@ -719,9 +875,10 @@ impl ChainRun {
             plugin: Some(Arc::clone(&info)),
             origin: Arc::clone(&link.plugin.origin),
             clock: None,
+            excluded: self.excluding(link),
         };
         let Some(registration) = link.plugin.registrations.get(link.reg) else {
-            return Arc::clone(&self).run_from(pos + 1, event).await;
+            return Arc::clone(&self).run_from(pos + 1, event, skip).await;
         };
         let hook = Arc::clone(&registration.hook);
         let outcome = self
@@ -772,6 +929,7 @@ impl ChainRun {
             let handler_next = Next {
                 run: Arc::clone(&self),
                 pos,
+                skip,
                 received: event.clone(),
                 state: Arc::clone(&handler_state),
             };
@@ -797,16 +955,17 @@ impl ChainRun {
         if event.name == names::TOOL_CHECK && info.tier.is_managed() {
             let reason = format!(
                 "{}, a plugin of your organization, failed while checking this call ({}); denied",
-                info.name, failure.kind
+                crate::escaped(&info.name),
+                failure.kind
             );
             self.engine.inner.core.engine_log(
                 Channel::Debug,
                 format!(
                     "hook of {} failed at {} ({}): {}; denied",
-                    info.name,
-                    event.name,
+                    crate::escaped(&info.name),
+                    crate::escaped(&event.name),
                     failure.kind,
-                    failure.message_or_default()
+                    crate::escaped(failure.message_or_default())
                 ),
             );
             let answer: Answer = Ok(Verdict::plain(crate::Decision::Deny)
@@ -823,10 +982,10 @@ impl ChainRun {
             Channel::Debug,
             format!(
                 "hook of {} failed at {} ({}): {}; the chain went on without it",
-                info.name,
-                event.name,
+                crate::escaped(&info.name),
+                crate::escaped(&event.name),
                 failure.kind,
-                failure.message_or_default()
+                crate::escaped(failure.message_or_default())
             ),
         );
         let (called, last) = {
@@ -835,7 +994,7 @@ impl ChainRun {
         };
         let (answer, below) = match (called, last) {
             (true, Some(last)) => last,
-            _ => Arc::clone(&self).run_from(pos + 1, event).await,
+            _ => Arc::clone(&self).run_from(pos + 1, event, skip).await,
         };
         let st = lock(&state);
         let mut e = entry(&answer, Some(failure.kind), &st);

@@ -163,7 +163,7 @@ pub fn pinned_fields(event: &str) -> Option<&'static [&'static str]> {
     match event {
         names::TOOL_CHECK => None,
         names::ENV_GET | names::ENV_SET | names::TOOL_REGISTER => Some(&["name"]),
-        names::PLUGIN_REGISTER => Some(&["name", "tier", "provenance"]),
+        names::PLUGIN_REGISTER => Some(&["name", "tier", "provenance", "source"]),
         names::TOOL_DESCRIBE
         | names::COMMAND_DESCRIBE
         | names::AGENT_OFFER
@@ -171,6 +171,40 @@ pub fn pinned_fields(event: &str) -> Option<&'static [&'static str]> {
         names::SESSION_APPEND => Some(&["door", "tool"]),
         _ => Some(&[]),
     }
+}
+
+/// `handed` with every pinned field of `received` that it left out put back (SPEC §1.2
+/// **\[decision\]**: a pinned field a hook leaves out of the event it hands on is put
+/// back, as Claude Code does). A pinned field given another value is left as handed, for
+/// [`keeps_pins`] to refuse.
+///
+/// Takes the event the hook received and the event it hands on; returns the latter,
+/// completed.
+///
+/// SPEC §1.2
+#[must_use]
+pub fn restore_pins(received: &Event, mut handed: Event) -> Event {
+    if received.name != handed.name {
+        return handed;
+    }
+    match pinned_fields(&received.name) {
+        None => {
+            for (k, v) in &received.fields {
+                if !handed.fields.contains_key(k) {
+                    handed.fields.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        Some(keys) => {
+            for k in keys {
+                if let (Some(v), false) = (received.fields.get(*k), handed.fields.contains_key(*k))
+                {
+                    handed.fields.insert((*k).to_owned(), v.clone());
+                }
+            }
+        }
+    }
+    handed
 }
 
 /// Whether `handed` keeps every pinned field of `received` (SPEC §1.2). The event's

@@ -99,6 +99,10 @@ pub struct PluginRegister {
     pub tier: Tier,
     /// The id the loader resolved: `<name>@<marketplace>`, `<name>@inline` (pinned).
     pub provenance: String,
+    /// How the loader found this copy (pinned; SPEC §3.4 exemption); absent when the
+    /// embedding program does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::CopySource>,
 }
 
 impl EventInput for PluginRegister {

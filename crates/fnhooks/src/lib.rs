@@ -28,7 +28,7 @@
 //! }
 //!
 //! let engine = Engine::new(Arc::new(Echo), fnhooks::DEFAULT_HOOK_TIMEOUT);
-//! let info = PluginInfo { id: "shout@example".into(), name: "shout".into(), tier: Tier::User, worker: None };
+//! let info = PluginInfo { id: "shout@example".into(), name: "shout".into(), tier: Tier::User, worker: None, source: None };
 //! engine.seat(Plugin::new(info).with(Registration::on("prompt.section", |_cx, e: Event, next: fnhooks::Next| async move {
 //!     let mut answer = next.run(e).await?;
 //!     answer["text"] = json!(answer["text"].as_str().unwrap_or_default().to_uppercase());
@@ -40,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 mod chain;
+mod escape;
 mod event;
 pub mod events;
 mod names_spell;
@@ -52,10 +53,14 @@ pub use chain::{
     answer_to_json, Answer, ChainError, Channel, Core, Cx, Engine, Next, TraceEntry,
     DEFAULT_HOOK_TIMEOUT,
 };
+pub use escape::escaped;
 pub use event::{
-    answer_shape_ok, keeps_pins, names, pinned_fields, Event, FailureKind, HookFailure, Origin,
+    answer_shape_ok, keeps_pins, names, pinned_fields, restore_pins, Event, FailureKind,
+    HookFailure, Origin,
 };
 pub use names_spell::{registered_tool_name, spell};
-pub use plugin::{Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration};
+pub use plugin::{
+    CopySource, Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration,
+};
 pub use tier::Tier;
 pub use verdict::{Decision, Verdict};

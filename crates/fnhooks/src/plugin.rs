@@ -148,6 +148,61 @@ pub struct PluginInfo {
     pub tier: Tier,
     /// The worker it runs in, if it shares one.
     pub worker: Option<String>,
+    /// How the loader found the plugin's copy (SPEC §3.4 exemption, §6 "Loading");
+    /// `None` when the embedding program does not say (never vouched for).
+    pub source: Option<CopySource>,
+}
+
+/// How the loader found a plugin's copy, heard at `plugin.register` as its pinned
+/// `source` (SPEC §3.4 exemption **\[decision\]**: only a copy read in place from a
+/// `directory` marketplace that managed settings name is vouched for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CopySource {
+    /// Read in place from a local folder marketplace of the id's marketplace name,
+    /// named by managed settings.
+    Directory,
+    /// A cached copy of a GitHub marketplace.
+    Github,
+    /// A cached copy of a git marketplace.
+    Git,
+    /// A cached copy of an npm package.
+    Npm,
+    /// Another cached copy.
+    Cached,
+    /// `--plugin-dir DIR` (`<name>@inline`).
+    Inline,
+}
+
+impl CopySource {
+    /// Every source, as SCENARIOS.md spells them.
+    pub const ALL: [CopySource; 6] = [
+        CopySource::Directory,
+        CopySource::Github,
+        CopySource::Git,
+        CopySource::Npm,
+        CopySource::Cached,
+        CopySource::Inline,
+    ];
+
+    /// The source's name as SCENARIOS.md `source` spells it (`directory`, `github`, ...).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CopySource::Directory => "directory",
+            CopySource::Github => "github",
+            CopySource::Git => "git",
+            CopySource::Npm => "npm",
+            CopySource::Cached => "cached",
+            CopySource::Inline => "inline",
+        }
+    }
+
+    /// Parses [`CopySource::as_str`]'s spelling; `None` for anything else.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<CopySource> {
+        CopySource::ALL.into_iter().find(|c| c.as_str() == s)
+    }
 }
 
 /// A plugin: who it is and what it hooks.

@@ -63,6 +63,11 @@ pub struct Verdict {
     /// Who answers the ask in the person's place (`host`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decider: Option<String>,
+    /// The core could not see what the command does, and `rule` is a deny or ask rule
+    /// it may meet (SPEC §4 "What the core cannot see, it never lets through"); written
+    /// only when `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncertain: bool,
 }
 
 impl Verdict {
@@ -78,6 +83,7 @@ impl Verdict {
             setting: None,
             ceiling: None,
             decider: None,
+            uncertain: false,
         }
     }
 

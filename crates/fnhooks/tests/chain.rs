@@ -48,6 +48,7 @@ fn info(id: &str, tier: Tier) -> PluginInfo {
         name: id.to_owned(),
         tier,
         worker: None,
+        source: None,
     }
 }
 
@@ -552,4 +553,321 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "read", "{:?}", rec.log.lock().unwrap());
+}
+
+/// A hook that tags the `text` of what comes back with its name, after `next`.
+fn tagger(name: &'static str) -> impl fnhooks::Hook {
+    move |_cx: Cx, e: Event, next: Next| async move {
+        let mut a = next.run(e).await?;
+        let t = a["text"].as_str().unwrap_or_default().to_owned();
+        a["text"] = json!(format!("{name}({t})"));
+        Ok(a)
+    }
+}
+
+#[test]
+fn next_to_skips_only_the_tiers_between_the_callers_and_the_target() {
+    // SPEC §1.1 [decision, revised]: the remaining links of the caller's own tier still
+    // run, in order, and the skip holds for the rest of that run.
+    let (engine, _) = engine();
+    let trace = Arc::new(Mutex::new(Vec::new()));
+    let t = trace.clone();
+    engine.seat(plugin(
+        "guard",
+        Tier::Prepend,
+        "prompt.section",
+        move |_cx: Cx, e: Event, next: Next| {
+            let t = t.clone();
+            async move {
+                let a = next.to(e, Tier::Append).await?;
+                *t.lock().unwrap() = next.trace();
+                Ok(a)
+            }
+        },
+    ));
+    engine.seat(plugin(
+        "org-a",
+        Tier::Prepend,
+        "prompt.section",
+        tagger("org-a"),
+    ));
+    engine.seat(plugin(
+        "org-b",
+        Tier::Prepend,
+        "prompt.section",
+        tagger("org-b"),
+    ));
+    engine.seat(plugin(
+        "person",
+        Tier::User,
+        "prompt.section",
+        tagger("person"),
+    ));
+    engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
+    engine.seat(plugin("bi", Tier::Builtin, "prompt.section", tagger("bi")));
+    let a = raise(&engine, "prompt.section", json!({})).unwrap();
+    assert_eq!(
+        a["text"], "org-a(org-b(app(bi(core))))",
+        "the other prepend links run; a prepend link's own `next` does not bring the user tier back"
+    );
+    let names: Vec<Vec<String>> = trace
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| e.plugins.clone())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            vec!["org-a".to_owned()],
+            vec!["org-b".to_owned()],
+            vec!["app".to_owned()],
+            vec!["bi".to_owned()],
+            vec![],
+        ],
+        "skipped links are not listed; the core's link ends the trace"
+    );
+}
+
+#[test]
+fn next_to_builtin_from_append_skips_the_rest_of_append_only_if_between() {
+    // From `append`, `to(builtin)` skips nothing strictly between: the other append
+    // links still run. From `prepend`, `to(core)` skips user, append and builtin.
+    let (engine, _) = engine();
+    engine.seat(plugin(
+        "a1",
+        Tier::Append,
+        "prompt.section",
+        |_cx: Cx, e: Event, next: Next| async move { Ok(next.to(e, Tier::Builtin).await?) },
+    ));
+    engine.seat(plugin("a2", Tier::Append, "prompt.section", tagger("a2")));
+    engine.seat(plugin("bi", Tier::Builtin, "prompt.section", tagger("bi")));
+    assert_eq!(
+        raise(&engine, "prompt.section", json!({})).unwrap()["text"],
+        "a2(bi(core))"
+    );
+    engine.seat_first(plugin(
+        "p",
+        Tier::Prepend,
+        "prompt.section",
+        |_cx: Cx, e: Event, next: Next| async move { Ok(next.to(e, Tier::Core).await?) },
+    ));
+    assert_eq!(
+        raise(&engine, "prompt.section", json!({})).unwrap()["text"],
+        "core"
+    );
+}
+
+#[test]
+fn a_batch_beneath_runs_only_its_members_whose_tier_is_not_skipped() {
+    let (engine, _) = engine();
+    engine.seat(plugin(
+        "guard",
+        Tier::Prepend,
+        "prompt.section",
+        |_cx: Cx, e: Event, next: Next| async move { Ok(next.to(e, Tier::Append).await?) },
+    ));
+    let mut org = info("org", Tier::Prepend);
+    org.worker = Some("w".into());
+    let mut person = info("person", Tier::User);
+    person.worker = Some("w".into());
+    engine.seat(Plugin::new(org).with(Registration::on("prompt.section", tagger("org"))));
+    engine.seat(Plugin::new(person).with(Registration::on("prompt.section", tagger("person"))));
+    assert_eq!(
+        raise(&engine, "prompt.section", json!({})).unwrap()["text"],
+        "org(core)"
+    );
+}
+
+#[test]
+fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
+    // SPEC §3.9 [decision]: plugin.register for an org module, with the user tier skipped.
+    let (engine, _) = engine();
+    engine.seat(plugin(
+        "org",
+        Tier::Prepend,
+        "prompt.section",
+        tagger("org"),
+    ));
+    engine.seat(plugin(
+        "person",
+        Tier::User,
+        "prompt.section",
+        tagger("person"),
+    ));
+    engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
+    let e = Event::from_value("prompt.section", json!({}));
+    let a = futures::executor::block_on(engine.raise_skipping(e, Origin::engine(), &[Tier::User]))
+        .unwrap();
+    assert_eq!(a["text"], "org(app(core))");
+    // every hooked link skipped: the core answers directly
+    let (engine, rec) = self::engine();
+    engine.seat(plugin(
+        "person",
+        Tier::User,
+        "prompt.section",
+        tagger("person"),
+    ));
+    let e = Event::from_value("prompt.section", json!({}));
+    let a = futures::executor::block_on(engine.raise_skipping(e, Origin::engine(), &[Tier::User]))
+        .unwrap();
+    assert_eq!(a["text"], "core");
+    assert_eq!(*rec.core_calls.lock().unwrap(), 1);
+}
+
+#[test]
+fn the_core_answers_one_question_once_per_raise() {
+    // SPEC §3.6 step 5 [decision]: the re-run past the user tier reuses the core's
+    // verdict, so a classic hook inside the core runs once per tool call.
+    let (engine, rec) = engine();
+    engine.seat(plugin(
+        "guard",
+        Tier::Prepend,
+        "tool.check",
+        |_cx: Cx, e: Event, next: Next| async move {
+            let _first = next.run(e.clone()).await;
+            Ok(next.to(e, Tier::Append).await?)
+        },
+    ));
+    engine.seat(plugin(
+        "yes",
+        Tier::User,
+        "tool.check",
+        |_cx: Cx, e: Event, next: Next| async move {
+            next.run(e).await?;
+            Ok(json!({"decision": "allow"}))
+        },
+    ));
+    let a = raise(
+        &engine,
+        "tool.check",
+        json!({"tool": "Bash", "input": {}, "tool_use_id": "t"}),
+    )
+    .unwrap();
+    assert_eq!(a["decision"], "deny");
+    assert_eq!(
+        *rec.core_calls.lock().unwrap(),
+        1,
+        "the core ran once in this raise"
+    );
+    // a second raise is a new question
+    raise(
+        &engine,
+        "tool.check",
+        json!({"tool": "Bash", "input": {}, "tool_use_id": "t"}),
+    )
+    .unwrap();
+    assert_eq!(*rec.core_calls.lock().unwrap(), 2);
+}
+
+#[test]
+fn a_pinned_field_left_out_is_put_back() {
+    // SPEC §1.2 [decision]: leaving a pinned field out is no pin break; the engine puts
+    // it back, so the rest of the chain sees the pinned value.
+    let (engine, rec) = engine();
+    engine.seat(plugin(
+        "dropper",
+        Tier::User,
+        "env.get",
+        |_cx: Cx, mut e: Event, next: Next| async move {
+            e.fields.remove("name");
+            Ok(next.run(e).await?)
+        },
+    ));
+    let a = raise(&engine, "env.get", json!({"name": "LD_PRELOAD"})).unwrap();
+    assert_eq!(a["seen"]["name"], "LD_PRELOAD");
+    assert!(rec.log.lock().unwrap().is_empty(), "no failure was logged");
+    // tool.check pins every field: one left out is put back as well
+    let (engine, _) = self::engine();
+    let seen = Arc::new(Mutex::new(None));
+    let s = seen.clone();
+    engine.seat(plugin(
+        "dropper",
+        Tier::User,
+        "tool.check",
+        |_cx: Cx, mut e: Event, next: Next| async move {
+            e.fields.remove("input");
+            Ok(next.run(e).await?)
+        },
+    ));
+    engine.seat(plugin(
+        "watcher",
+        Tier::Append,
+        "tool.check",
+        move |_cx: Cx, e: Event, next: Next| {
+            let s = s.clone();
+            async move {
+                *s.lock().unwrap() = e.fields.get("input").cloned();
+                Ok(next.run(e).await?)
+            }
+        },
+    ));
+    raise(
+        &engine,
+        "tool.check",
+        json!({"tool": "Bash", "input": {"command": "ls"}, "tool_use_id": "t"}),
+    )
+    .unwrap();
+    assert_eq!(*seen.lock().unwrap(), Some(json!({"command": "ls"})));
+}
+
+#[test]
+fn an_event_a_hook_raises_runs_without_that_hook() {
+    // SPEC §1.1 [decision]: no re-entry. The hook that raises is not in the raised
+    // event's chain (nor in events raised beneath it); the plugin's other hooks are.
+    let (engine, _) = engine();
+    let calls = Arc::new(Mutex::new(0u32));
+    let c = calls.clone();
+    let reentrant = move |cx: Cx, e: Event, next: Next| {
+        let c = c.clone();
+        async move {
+            *c.lock().unwrap() += 1;
+            if *c.lock().unwrap() > 5 {
+                return Ok(json!({"text": "re-entered"}));
+            }
+            let raised = cx
+                .raise(Event::from_value("prompt.section", json!({"nested": true})))
+                .await?;
+            let mut a = next.run(e).await?;
+            a["nested"] = raised["text"].clone();
+            Ok(a)
+        }
+    };
+    let other = |_cx: Cx, e: Event, next: Next| async move {
+        let mut a = next.run(e).await?;
+        a["text"] = json!(format!("other({})", a["text"].as_str().unwrap_or_default()));
+        Ok(a)
+    };
+    engine.seat(
+        Plugin::new(info("p", Tier::User))
+            .with(Registration::on("prompt.section", reentrant))
+            .with(Registration::on("prompt.section", other)),
+    );
+    let a = raise(&engine, "prompt.section", json!({})).unwrap();
+    assert_eq!(*calls.lock().unwrap(), 1, "the raising hook ran once");
+    assert_eq!(
+        a["nested"], "other(core)",
+        "the plugin's other hook ran in the raised event"
+    );
+}
+
+#[test]
+fn engine_lines_write_supplied_strings_escaped() {
+    // SPEC §3.6.1 [decision]: a plugin named with a line break cannot forge lines.
+    let (engine, rec) = engine();
+    let mut i = info("evil", Tier::User);
+    i.name = "evil\nhook of corp failed".into();
+    engine.seat(Plugin::new(i).with(Registration::on(
+        "prompt.section",
+        |_cx: Cx, _e: Event, _n: Next| async move {
+            Err(HookFailure::new(FailureKind::Error, "x\u{202e}y").into())
+        },
+    )));
+    raise(&engine, "prompt.section", json!({})).unwrap();
+    let log = rec.log.lock().unwrap().clone();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        log[0].1,
+        "hook of evil\\nhook of corp failed failed at prompt.section (error): x\\u{202e}y; the chain went on without it"
+    );
 }

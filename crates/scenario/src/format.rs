@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
-use fnhooks::Tier;
+use fnhooks::{CopySource, Tier};
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -555,6 +555,13 @@ fn de_any_tier<'de, D: Deserializer<'de>>(d: D) -> Result<Tier, D::Error> {
     tier_of(&s, ALL_TIER_NAMES)
 }
 
+/// The spellings of SCENARIOS.md `source`.
+pub const SOURCES: &[&str] = &["directory", "github", "git", "npm", "cached", "inline"];
+
+fn de_source<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    de_one_of(d, "source", SOURCES).map(Some)
+}
+
 fn de_plugin_tier<'de, D: Deserializer<'de>>(d: D) -> Result<Tier, D::Error> {
     let s = String::deserialize(d)?;
     tier_of(&s, PLUGIN_TIERS)
@@ -633,6 +640,16 @@ pub struct PluginSpec {
     /// Adjacent plugins with one worker form a batch (SPEC §1.1).
     #[serde(default)]
     pub worker: Option<String>,
+    /// How the loader found the plugin's copy, for SPEC §3.4's exemption: `directory`
+    /// (the default), `github`, `git`, `npm`, `cached` or `inline` (implied by an
+    /// `@inline` id); see [`PluginSpec::copy_source`].
+    #[serde(
+        default,
+        deserialize_with = "de_source",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(schema_with = "crate::schema::source_schema")]
+    pub source: Option<String>,
     /// The plugin's manifest (free JSON).
     #[serde(default)]
     pub manifest: Option<Value>,
@@ -645,6 +662,24 @@ pub struct PluginSpec {
 }
 
 impl PluginSpec {
+    /// How the loader found this copy (SCENARIOS.md `source`; SPEC §3.4 exemption):
+    /// `inline` for an `@inline` id (any letter case), else `source` when given, else
+    /// `directory` (read in place from a folder marketplace managed settings name).
+    #[must_use]
+    pub fn copy_source(&self) -> CopySource {
+        let inline = self
+            .id
+            .rsplit_once('@')
+            .is_some_and(|(_, m)| m.eq_ignore_ascii_case("inline"));
+        if inline {
+            return CopySource::Inline;
+        }
+        self.source
+            .as_deref()
+            .and_then(CopySource::parse)
+            .unwrap_or(CopySource::Directory)
+    }
+
     /// The manifest name: `name` when given, else everything before the last `@` of
     /// the id (the whole id when it has no `@`).
     #[must_use]

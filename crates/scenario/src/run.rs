@@ -570,6 +570,7 @@ pub fn scripted_plugin(
         name: spec.manifest_name().to_owned(),
         tier: spec.tier,
         worker: spec.worker.clone(),
+        source: Some(spec.copy_source()),
     };
     let mut plugin = Plugin::new(info);
     if strip_hooks {

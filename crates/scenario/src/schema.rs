@@ -60,6 +60,13 @@ pub(crate) fn host_schema(_: &mut SchemaGenerator) -> Schema {
     }))
 }
 
+pub(crate) fn source_schema(_: &mut SchemaGenerator) -> Schema {
+    enum_schema(
+        crate::format::SOURCES,
+        "How the loader found the plugin's copy (SPEC §3.4 exemption); default directory",
+    )
+}
+
 pub(crate) fn plugin_tier_schema(_: &mut SchemaGenerator) -> Schema {
     enum_schema(PLUGIN_TIERS, "The plugin's tier (never `core`).")
 }

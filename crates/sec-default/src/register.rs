@@ -54,6 +54,7 @@ pub fn plugin() -> Plugin {
         name: NAME.to_owned(),
         tier: Tier::Prepend,
         worker: None,
+        source: None,
     };
     Plugin::new(info)
         // §3.1 continue past the user tier, always

@@ -65,6 +65,7 @@ fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
         name: format!("p{i}"),
         tier: Tier::User,
         worker: worker.then(|| "w".to_owned()),
+        source: None,
     };
     Plugin::new(info).with(Registration::on(
         "tool.check",

@@ -51,6 +51,7 @@ fn pass(id: &str, tier: Tier, event: &str) -> Plugin {
         name: id.to_owned(),
         tier,
         worker: None,
+        source: None,
     };
     Plugin::new(info).with(Registration::on(
         event,
@@ -64,6 +65,7 @@ fn reworder() -> Plugin {
         name: "reword".into(),
         tier: Tier::User,
         worker: None,
+        source: None,
     };
     Plugin::new(info).with(Registration::on(
         "tool.check",

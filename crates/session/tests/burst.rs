@@ -26,6 +26,7 @@ fn yes_man() -> Plugin {
         name: "yes-man".into(),
         tier: Tier::User,
         worker: None,
+        source: None,
     })
     .with(Registration::on(
         "tool.check",

@@ -63,6 +63,7 @@ fn person(id: &str, reg: Registration) -> Plugin {
         name: id.into(),
         tier: Tier::User,
         worker: None,
+        source: None,
     })
     .with(reg)
 }
@@ -191,6 +192,7 @@ fn a_failing_tool_call_link_is_dropped_and_the_call_is_still_judged() {
         name: "org-rewriter".into(),
         tier: Tier::Prepend,
         worker: None,
+        source: None,
     })
     .with(
         Registration::on("tool.call", |_cx, _e: Event, _n: Next| async {

@@ -225,6 +225,7 @@ fn person(name: &str) -> PluginInfo {
         name: name.to_owned(),
         tier: Tier::User,
         worker: None,
+        source: None,
     }
 }
 

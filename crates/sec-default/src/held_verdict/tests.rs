@@ -33,6 +33,7 @@ fn plugin(name: &str, tier: Tier, worker: Option<&str>, hook: impl fnhooks::Hook
         name: name.to_owned(),
         tier,
         worker: worker.map(str::to_owned),
+        source: None,
     })
     .with(Registration::on("tool.check", hook))
 }
@@ -162,7 +163,7 @@ fn passing_and_tightening_are_no_rewrite_but_looser_or_reworded_is() {
 }
 
 #[test]
-fn prepend_links_count_and_append_links_do_not() {
+fn the_organizations_own_links_never_count() {
     let t = trace_of(
         deny_rule(),
         vec![
@@ -180,7 +181,26 @@ fn prepend_links_count_and_append_links_do_not() {
             ),
         ],
     );
-    assert_eq!(rewritten_by_users(&t), vec!["org-pre"]);
+    assert_eq!(
+        rewritten_by_users(&t),
+        Vec::<String>::new(),
+        "SPEC §3.6 step 2 [decision, revised]: an entry of the organization's plugins alone never counts"
+    );
+    // a person's plugin beneath them still does
+    let t = trace_of(
+        deny_rule(),
+        vec![
+            plugin("org-pre", Tier::Prepend, None, passes()),
+            plugin(
+                "yes-man",
+                Tier::User,
+                None,
+                rewrites(json!({"decision": "allow"})),
+            ),
+            plugin("org-app", Tier::Append, None, passes()),
+        ],
+    );
+    assert_eq!(rewritten_by_users(&t), vec!["yes-man"]);
 }
 
 #[test]
@@ -199,7 +219,29 @@ fn a_batch_is_named_together() {
         ],
     );
     assert_eq!(t[0].plugins.len(), 3, "{t:#?}");
-    assert_eq!(rewritten_by_users(&t), vec!["p2, u1 and u2"]);
+    assert_eq!(
+        rewritten_by_users(&t),
+        vec!["u1 and u2"],
+        "a batch contributes its user members, never the organization's"
+    );
+}
+
+#[test]
+fn a_batch_of_the_organizations_plugins_alone_never_counts() {
+    let t = trace_of(
+        deny_rule(),
+        vec![
+            plugin("p1", Tier::Prepend, Some("w"), passes()),
+            plugin(
+                "p2",
+                Tier::Prepend,
+                Some("w"),
+                rewrites(json!({"decision": "allow"})),
+            ),
+        ],
+    );
+    assert_eq!(t[0].plugins.len(), 2, "{t:#?}");
+    assert_eq!(rewritten_by_users(&t), Vec::<String>::new());
 }
 
 #[test]
