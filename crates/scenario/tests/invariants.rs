@@ -11,13 +11,12 @@
 //! ([`scenario::run::scripted_plugin`]) in a real [`session::Session`], and, as a
 //! property needs it, in twins:
 //!
-//! - **past users**: the same session with the hooks of the `user` *and* `prepend`
-//!   plugins stripped (the plugins stay listed, so they still raise events). That is
-//!   "the same question evaluated past the user tier": the security default's
-//!   `next.to(e, append)` starts at the first `append` link, so it skips the
-//!   organization's other `prepend` plugins too (SPEC §1.1 **[decision]**, §3.6 step 5).
-//!   Where no `prepend` plugin hooks the event this is exactly the `$held` twin of
-//!   SCENARIOS.md (user hooks stripped).
+//! - **past users**: the same session with the hooks of the `user` plugins stripped
+//!   (the plugins stay listed, so they still raise events). That is "the same question
+//!   evaluated past the user tier": the security default's `next.to(e, append)` skips
+//!   the `user` tier and nothing else, so the organization's other `prepend` plugins
+//!   still run (SPEC §1.1 **[decision, revised]**, §3.6 step 5: "the two runs differ by
+//!   the user tier alone"). It is the `$held` twin of SCENARIOS.md.
 //! - **unseated**: the same session with `seated: false` (SCENARIOS.md `$unchanged`).
 //!
 //! Every oracle here is written from the SPEC, independently of the plugin's code: the
@@ -358,7 +357,9 @@ enum StepGen {
     },
     Describe {
         raise: &'static str,
-        provider: Tier,
+        /// The pinned `provider`: `None` leaves it out (SPEC §3.3: provenance fails
+        /// closed, as do a provider with no tier or an unknown one).
+        provider: Option<Value>,
     },
     UiLog {
         from: FromGen,
@@ -685,9 +686,10 @@ fn plugin(tier: Tier, fail: u32, hang: u32) -> impl Strategy<Value = PluginGen> 
         })
 }
 
-/// The organization's `append` plugins and the engine's built-ins answer every policy
-/// read the security default makes (`settings.read` continues past the user tier to
-/// them): what they answer *is* the policy it decides by, by design. So their hooks that
+/// The organization's other `prepend` plugins, its `append` plugins and the engine's
+/// built-ins answer every policy read the security default makes (`settings.read`
+/// continues past the user tier, and only past it, SPEC §1.1 **[decision, revised]**):
+/// what they answer *is* the policy it decides by, by design. So their hooks that
 /// can see `settings.read` only pass or fail there (fail, panic, hang), else every
 /// oracle below would have to guess the policy they made up. (A hang there once made the
 /// security default itself time out:
@@ -717,7 +719,7 @@ fn plugins(fail: u32, hang: u32) -> impl Strategy<Value = Vec<PluginGen>> {
         .prop_map(|(p, u, a, b)| {
             let mut all: Vec<PluginGen> = p.into_iter().chain(u).chain(a).chain(b).collect();
             for pl in &mut all {
-                if matches!(pl.tier, Tier::Append | Tier::Builtin) {
+                if matches!(pl.tier, Tier::Prepend | Tier::Append | Tier::Builtin) {
                     for h in &mut pl.hooks {
                         if matches!(h.on, "settings.read" | "*") {
                             trusted_policy_read(&mut h.do_);
@@ -851,7 +853,13 @@ fn step() -> impl Strategy<Value = StepGen> {
             .prop_map(|((door, tool), from)| StepGen::Append { door, tool, from }),
         1 => (
             proptest::sample::select(&["tool.describe", "command.describe", "agent.offer", "agent.spawn"][..]),
-            proptest::sample::select(&[Tier::Prepend, Tier::User, Tier::Append, Tier::Builtin, Tier::Core][..])
+            prop_oneof![
+                proptest::sample::select(&["prepend", "user", "append", "builtin", "core"][..])
+                    .prop_map(|t| Some(json!({"tier": t, "server": "corp-tools"}))),
+                Just(None),
+                Just(Some(json!({"server": "corp-tools"}))),
+                Just(Some(json!({"tier": "organization", "server": "corp-tools"}))),
+            ]
         )
             .prop_map(|(raise, provider)| StepGen::Describe { raise, provider }),
         1 => from().prop_map(|from| StepGen::UiLog { from }),
@@ -1201,7 +1209,10 @@ impl Case {
             }
             StepGen::Describe { raise, provider } => plain(
                 raise,
-                json!({"subject": "corp-search", "provider": {"tier": provider, "server": "corp-tools"}}),
+                match provider {
+                    Some(p) => json!({"subject": "corp-search", "provider": p}),
+                    None => json!({"subject": "corp-search"}),
+                },
                 None,
                 Some(json!({"description": "the org's search"})),
             ),
@@ -1268,10 +1279,10 @@ impl Rendered {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Twin {
     Main,
-    /// `user` and `prepend` hooks stripped: the chain past the user tier.
+    /// `user` hooks stripped: the chain past the user tier (SCENARIOS.md `$held`'s twin;
+    /// SPEC §1.1 **[decision, revised]**: the organization's other `prepend` plugins
+    /// still run).
     PastUsers,
-    /// `user` hooks stripped (SCENARIOS.md `$held`'s twin).
-    NoUsers,
     /// `seated: false`.
     Unseated,
 }
@@ -1324,8 +1335,7 @@ fn world(r: &Rendered, twin: Twin) -> World {
         .map(|p| {
             let spec: PluginSpec = serde_json::from_value(p.clone()).unwrap();
             let strip = match twin {
-                Twin::PastUsers => matches!(spec.tier, Tier::User | Tier::Prepend),
-                Twin::NoUsers => spec.tier == Tier::User,
+                Twin::PastUsers => spec.tier == Tier::User,
                 Twin::Main | Twin::Unseated => false,
             };
             scripted_plugin(&spec, &ran, strip)
@@ -1583,11 +1593,13 @@ fn held(c: &Case, f: &Facts, s: &RStep) -> bool {
             Some("note") => org_caller,
             _ => false,
         },
-        "tool.describe" | "command.describe" | "agent.offer" | "agent.spawn" => s
+        // SPEC §3.3: a subject provided by `user`, `builtin` or `core` passes; every other
+        // (the organization's, or one whose provenance cannot be told) is held.
+        "tool.describe" | "command.describe" | "agent.offer" | "agent.spawn" => !s
             .event
             .pointer("/provider/tier")
             .and_then(Value::as_str)
-            .is_some_and(|t| t == "prepend" || t == "append"),
+            .is_some_and(|t| matches!(t, "user" | "builtin" | "core")),
         "ui.log" | "env.get" | "tool.register" => org_caller,
         "env.set" => org_caller || pinned(c, f, field("name").unwrap_or_default()),
         _ => false,
@@ -1659,20 +1671,17 @@ fn fail(r: &Rendered, i: usize, what: String) -> Check {
 
 /// SPEC §5.1: with deny rules holding, the final `tool.check` verdict is never looser
 /// than the same question past the user tier (`past`) whenever that verdict holds, and
-/// is returned whole unless stricter. "Whole" admits the two answers no person's hook
-/// took part in: the verdict past the user tier (the security default's `next.to(e,
-/// append)`, which skips the organization's other `prepend` plugins too), and the
-/// verdict of the chain with only the `user` hooks removed (`no_users`: where an
-/// organization's `prepend` plugin failed, SPEC §1.8's deny is its answer and a failed
-/// link is no rewrite, SPEC §1.1).
-fn check_held_verdict(r: &Rendered, main: &World, past: &World, no_users: &World) -> Check {
+/// is returned whole unless stricter. The verdict past the user tier is that of the
+/// chain with only the `user` hooks removed: the security default's `next.to(e,
+/// append)` skips the `user` tier and nothing else (SPEC §1.1 **[decision, revised]**),
+/// so the organization's other `prepend` plugins take part in it.
+fn check_held_verdict(r: &Rendered, main: &World, past: &World) -> Check {
     let c = &r.case;
     let f = facts(c);
     for (i, s) in r.steps.iter().enumerate() {
         let tiers = [Tier::Prepend, Tier::Append, Tier::Builtin];
-        let comparable =
-            same_admissions(c, main, past, &tiers) && same_admissions(c, main, no_users, &tiers);
-        let (a, b, n) = (main.step(s), past.step(s), no_users.step(s));
+        let comparable = same_admissions(c, main, past, &tiers);
+        let (a, b) = (main.step(s), past.step(s));
         if s.raise != "tool.check" || !f.deny_holds || !comparable {
             continue;
         }
@@ -1690,20 +1699,17 @@ fn check_held_verdict(r: &Rendered, main: &World, past: &World, no_users: &World
         if held.decision == Decision::Deny && got == Some(Verdict::plain(Decision::Deny)) {
             continue;
         }
-        let whole = got.as_ref().is_some_and(|v| {
-            v.decision > held.decision || *v == held || verdict(&n.answer).as_ref() == Some(v)
-        });
+        let whole = got
+            .as_ref()
+            .is_some_and(|v| v.decision > held.decision || *v == held);
         let looser = got.as_ref().is_none_or(|v| v.decision < held.decision);
-        // An answer no person's hook took part in is the organization's own chain (its
-        // `prepend` plugin may `next.to` past its own `append` tier, SPEC §1.1).
-        let orgs_own = a.answer == n.answer;
-        if !orgs_own && (looser || !whole) {
+        if a.answer != b.answer && (looser || !whole) {
             return fail(
                 r,
                 i,
                 format!(
-                    "held verdict {} (user hooks removed: {}) not returned whole; got {} (trace {})",
-                    b.answer, n.answer, a.answer, a.trace
+                    "held verdict {} not returned whole; got {} (trace {})",
+                    b.answer, a.answer, a.trace
                 ),
             );
         }
@@ -1864,7 +1870,8 @@ fn check_nothing_else(r: &Rendered, main: &World, unseated: &World, past: &World
     for (i, s) in r.steps.iter().enumerate() {
         let comparable =
             same_admissions(c, main, unseated, &all) && same_env_for(main, unseated, s);
-        let past_comparable = same_admissions(c, main, past, &[Tier::Append, Tier::Builtin]);
+        let past_comparable =
+            same_admissions(c, main, past, &[Tier::Prepend, Tier::Append, Tier::Builtin]);
         let (a, u, p) = (main.step(s), unseated.step(s), past.step(s));
         if !comparable || a.answer == u.answer {
             continue;
@@ -1966,7 +1973,7 @@ proptest! {
     #[test]
     fn held_verdict_never_loosened(c in any_case()) {
         let r = c.render();
-        run(check_held_verdict(&r, &world(&r, Twin::Main), &world(&r, Twin::PastUsers), &world(&r, Twin::NoUsers)))?;
+        run(check_held_verdict(&r, &world(&r, Twin::Main), &world(&r, Twin::PastUsers)))?;
     }
 
     /// SPEC §5 invariant 2.
@@ -2002,7 +2009,7 @@ proptest! {
     #[test]
     fn fail_closed_under_every_failure_kind(c in case(2, 4, 4, 2)) {
         let r = c.render();
-        run(check_held_verdict(&r, &world(&r, Twin::Main), &world(&r, Twin::PastUsers), &world(&r, Twin::NoUsers)))?;
+        run(check_held_verdict(&r, &world(&r, Twin::Main), &world(&r, Twin::PastUsers)))?;
         run(check_no_user_hook_at_held(&r, &world(&r, Twin::Main), &world(&r, Twin::PastUsers)))?;
         let main = world(&r, Twin::Main);
         run(check_registrations(&r, &main))?;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
     let module = PluginRegister::read(&e);
     if let Some(m) = &module {
-        state.admit(&m.provenance);
+        state.admit(&m.provenance, m.source);
     }
     let policy = policy::read(&cx).await?;
     if policy::managed_mods_only(Some(&policy)) {

@@ -27,11 +27,7 @@ pub fn is_org_tool(policy: &ManagedSettings, name: &str) -> bool {
     if policy.managed_mcp_servers_unreadable && name.starts_with("mcp__") {
         return true;
     }
-    if policy
-        .managed_mcp_servers
-        .iter()
-        .any(|s| name.starts_with(&format!("mcp__{}__", spell(s))))
-    {
+    if org_servers(policy).any(|s| name.starts_with(&format!("mcp__{}__", spell(s)))) {
         return true;
     }
     org_plugins(policy).iter().any(|p| {
@@ -39,6 +35,22 @@ pub fn is_org_tool(policy: &ManagedSettings, name: &str) -> bool {
             reads_as(name, &format!("mcp__plugin_{n}_")) || reads_as(name, &format!("mcp__{n}__"))
         })
     })
+}
+
+/// The organization's servers at `tool.list` (SPEC §3.5 **\[decision\]**): those of
+/// `managedMcpServers` (with `managed-mcp.json`'s) and every server that managed
+/// `allowedMcpServers` names by `serverName`.
+fn org_servers(policy: &ManagedSettings) -> impl Iterator<Item = &str> {
+    let allowed = policy
+        .allowed_mcp_servers
+        .iter()
+        .flatten()
+        .filter_map(|entry| entry.get("serverName").and_then(Value::as_str));
+    policy
+        .managed_mcp_servers
+        .iter()
+        .map(String::as_str)
+        .chain(allowed)
 }
 
 /// The object and its `tools` array, when `answer` is a listing.
@@ -58,10 +70,12 @@ fn tool_name(tool: &Value) -> Option<&str> {
 /// Takes the policy read (`None` when it failed), the org listing (`next.to(e,
 /// append)`) and the chain listing (`next(e)`). With no policy, or when either listing
 /// is an error or not a listing (`{tools: [...]}`), returns the org listing whole.
-/// Otherwise returns the chain listing (its other fields kept) in the chain's order,
-/// each org tool taken from the org listing; an org tool the chain dropped is put back
-/// just before its next org neighbour (org-listing order) that the chain kept, or at the
-/// end; an org tool the chain added that the org listing lacks is removed.
+/// Otherwise returns the chain listing's other fields, with a `tools` list in which
+/// **\[decision, revised\]** each org tool stands at the index it has in the org
+/// listing, as the org listing has it, and the other indices are filled with the chain
+/// listing's non-org tools in the chain's order (then any left over, at the end): an
+/// org tool the chain dropped is back in its own place; an org tool the chain added
+/// that the org listing lacks is removed.
 ///
 /// # Errors
 ///
@@ -80,53 +94,29 @@ pub fn managed_tools_restored(
         return org.clone();
     };
 
-    // The org's own tools, in org-listing order, first entry per name.
-    let mut org_own: Vec<(&str, &Value)> = Vec::new();
-    for tool in org_tools {
+    // The org's own tools with their org-listing indices, first entry per name.
+    let mut org_own: Vec<(usize, &str, &Value)> = Vec::new();
+    for (at, tool) in org_tools.iter().enumerate() {
         if let Some(name) = tool_name(tool).filter(|n| is_org_tool(policy, n)) {
-            if !org_own.iter().any(|(n, _)| *n == name) {
-                org_own.push((name, tool));
+            if !org_own.iter().any(|(_, n, _)| *n == name) {
+                org_own.push((at, name, tool));
             }
         }
     }
-    let position = |name: &str| org_own.iter().position(|(n, _)| *n == name);
-    let mut placed = vec![false; org_own.len()];
-    let kept: Vec<bool> = org_own
+    // Every other tool as the chain left it, in the chain's order (an org tool the chain
+    // added or reworded is not among them).
+    let mut others = chain_tools
         .iter()
-        .map(|(name, _)| chain_tools.iter().any(|t| tool_name(t) == Some(*name)))
-        .collect();
-
+        .filter(|t| !tool_name(t).is_some_and(|n| is_org_tool(policy, n)));
     let mut out: Vec<Value> = Vec::with_capacity(chain_tools.len() + org_own.len());
-    for tool in chain_tools {
-        let Some(name) = tool_name(tool).filter(|n| is_org_tool(policy, n)) else {
-            out.push(tool.clone());
-            continue;
-        };
-        let Some(at) = position(name) else {
-            continue; // an org tool the org listing lacks
-        };
-        if placed.get(at).copied().unwrap_or(true) {
-            continue; // listed twice by the chain
+    for (at, _, own) in &org_own {
+        while out.len() < *at {
+            let Some(other) = others.next() else { break };
+            out.push(other.clone());
         }
-        // Put back the org tools the chain dropped that come before this one.
-        for (i, (_, dropped)) in org_own.iter().enumerate().take(at) {
-            if !kept.get(i).copied().unwrap_or(true) && !placed.get(i).copied().unwrap_or(true) {
-                out.push((*dropped).clone());
-                if let Some(p) = placed.get_mut(i) {
-                    *p = true;
-                }
-            }
-        }
-        if let (Some((_, own)), Some(p)) = (org_own.get(at), placed.get_mut(at)) {
-            out.push((*own).clone());
-            *p = true;
-        }
+        out.push((*own).clone());
     }
-    for (i, (_, own)) in org_own.iter().enumerate() {
-        if !placed.get(i).copied().unwrap_or(true) {
-            out.push((*own).clone());
-        }
-    }
+    out.extend(others.cloned());
 
     let mut restored = chain_obj.clone();
     restored.insert("tools".to_owned(), Value::Array(out));
@@ -241,7 +231,8 @@ mod tests {
             ("mcp__corp__c", "C"),
             ("Write", "w"),
         ]);
-        // the chain reworded a, dropped b, added an org-looking d, reordered, and added its own tool
+        // the chain reworded a, dropped b, added an org-looking d, reordered, and added its
+        // own tool: every org tool stands at its org-listing index
         let chain = list(&[
             ("Write", "w2"),
             ("mcp__corp__a", "evil"),
@@ -256,13 +247,13 @@ mod tests {
             pairs(&[
                 ("Write", "w2"),
                 ("mcp__corp__a", "A"),
-                ("mine", "m"),
                 ("mcp__corp__b", "B"),
                 ("mcp__corp__c", "C"),
+                ("mine", "m"),
                 ("Read", "r")
             ])
         );
-        // every org tool dropped: put back at the end
+        // every org tool dropped: back in its own place, not at the end
         let out = managed_tools_restored(Some(&pol), &org, &list(&[("Read", "r")]));
         assert_eq!(
             names(&out),
@@ -272,6 +263,34 @@ mod tests {
                 ("mcp__corp__b", "B"),
                 ("mcp__corp__c", "C")
             ])
+        );
+        // an org tool dropped from the front comes back at index 0
+        let org = list(&[("mcp__corp__a", "A"), ("Read", "r"), ("Write", "w")]);
+        let chain = list(&[("Write", "w"), ("Read", "r"), ("mine", "m")]);
+        let out = managed_tools_restored(Some(&pol), &org, &chain);
+        assert_eq!(
+            names(&out),
+            pairs(&[
+                ("mcp__corp__a", "A"),
+                ("Write", "w"),
+                ("Read", "r"),
+                ("mine", "m")
+            ])
+        );
+    }
+
+    #[test]
+    fn servers_the_allowlist_names_are_the_orgs() {
+        let pol =
+            p(json!({"allowedMcpServers": [{"serverName": "github"}, {"serverUrl": "https://x"}]}));
+        assert!(is_org_tool(&pol, "mcp__github__create_issue"));
+        assert!(!is_org_tool(&pol, "mcp__githubx__y"));
+        let org = list(&[("mcp__github__a", "A"), ("Read", "r")]);
+        let chain = list(&[("Read", "r"), ("mcp__github__a", "evil")]);
+        let out = managed_tools_restored(Some(&pol), &org, &chain);
+        assert_eq!(
+            names(&out),
+            pairs(&[("mcp__github__a", "A"), ("Read", "r")])
         );
     }
 

@@ -12,14 +12,18 @@ pub fn is_orgs(tier: Tier) -> bool {
     tier.is_managed()
 }
 
-/// Whether the event's pinned `provider.tier` is `prepend` or `append`.
+/// Whether the subject is held as the organization's: its pinned `provider.tier` is
+/// `prepend` or `append`, or **\[decision\]** its provenance cannot be told (no
+/// `provider`, no `tier`, or a tier that is not one of the five): provenance fails
+/// closed.
 ///
-/// Takes the event; returns `false` when it names no provider (such a subject passes).
+/// Takes the event; returns `false` only for a subject provided by `user`, `builtin` or
+/// `core`.
 ///
 /// SPEC §3.3
 #[must_use]
 pub fn is_provided_by_org(e: &Event) -> bool {
-    fnhooks::events::Provider::of(e).is_some_and(|p| is_orgs(p.tier))
+    fnhooks::events::Provider::of(e).is_none_or(|p| is_orgs(p.tier))
 }
 
 /// Continue past the user tier, always: `next.to(e, append)`.

@@ -131,7 +131,7 @@ pub async fn env_set(cx: Cx, e: Event, next: Next) -> HookResult {
         return Ok(next.run(e).await?);
     };
     if origin.tier == Tier::User {
-        Ok(json!({ "deny": refusals::pinned_refusal(&name, why, &origin.plugin) }))
+        Ok(json!({ "deny": refusals::pinned_refusal(&name, why) }))
     } else {
         Ok(next.to(e, Tier::Append).await?)
     }
@@ -156,7 +156,7 @@ pub async fn env_set_failed(_cx: Cx, e: Event, next: Next) -> HookResult {
     if origin.tier == Tier::User {
         let name = e.str_field("name").unwrap_or_default();
         Ok(json!({
-            "deny": refusals::pinned_refusal(name, PinReason::PolicyUnreadable, &origin.plugin)
+            "deny": refusals::pinned_refusal(name, PinReason::PolicyUnreadable)
         }))
     } else {
         Ok(next.to(e, Tier::Append).await?)

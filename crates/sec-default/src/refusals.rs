@@ -3,8 +3,12 @@
 //! The refusals of `tool.register` (SPEC §3.4.1), `env.set` (SPEC §3.8) and
 //! `plugin.register` (SPEC §3.9), the debug line of a failed admission (SPEC §3.9), the
 //! reason of the unchecked deny (SPEC §1.9, §3.6) and the held notice (SPEC §3.6.1).
+//!
+//! Every string a plugin, a tool or a policy supplies is written escaped as
+//! `char::escape_debug` escapes it ([`fnhooks::escaped`], SPEC §3.6.1 **\[decision\]**),
+//! so a plugin named with a line break cannot forge lines on a person's screen.
 
-use fnhooks::{FailureKind, HookFailure};
+use fnhooks::{escaped, FailureKind, HookFailure};
 use std::fmt;
 
 /// Why a `user` plugin may not register a tool (SPEC §3.4, §3.4.1): the `<why>` of
@@ -35,15 +39,18 @@ impl fmt::Display for RegisterWhy {
         match self {
             RegisterWhy::OrgServer(server) => write!(
                 f,
-                "its name reads as the organization's MCP server \"{server}\" (managedMcpServers)"
+                "its name reads as the organization's MCP server \"{}\" (managedMcpServers)",
+                escaped(server)
             ),
             RegisterWhy::OrgPlugin(name, key) => write!(
                 f,
-                "its name reads as the organization's plugin \"{name}\" ({key})"
+                "its name reads as the organization's plugin \"{}\" ({key})",
+                escaped(name)
             ),
             RegisterWhy::OrgPluginServer(name, key) => write!(
                 f,
-                "its name reads as an MCP server of the organization's plugin \"{name}\" ({key})"
+                "its name reads as an MCP server of the organization's plugin \"{}\" ({key})",
+                escaped(name)
             ),
             RegisterWhy::Allowlist => f.write_str(
                 "your organization allows only its listed MCP servers (allowedMcpServers)",
@@ -67,7 +74,11 @@ impl fmt::Display for RegisterWhy {
 /// SPEC §3.4.1
 #[must_use]
 pub fn register_refusal(plugin: &str, full_name: &str, why: &RegisterWhy) -> String {
-    format!("{plugin} may not register {full_name}: {why}")
+    format!(
+        "{} may not register {}: {why}",
+        escaped(plugin),
+        escaped(full_name)
+    )
 }
 
 /// Why a variable is pinned (SPEC §3.8).
@@ -109,17 +120,19 @@ impl fmt::Display for PinReason {
     }
 }
 
-/// The `env.set` refusal: `<NAME> is pinned by your organization's policy (<why>);
-/// <plugin> may not set or unset it`.
+/// The `env.set` refusal: `<NAME> is pinned by your organization's policy (<why>); it
+/// may not be set or unset` (SPEC §3.8 **\[decision, revised\]**: built from the
+/// variable alone, as the seed builds it; the caller is the one told).
 ///
-/// Takes the variable's name as the caller wrote it, why it is pinned, and the calling
-/// plugin's manifest name; returns the message.
+/// Takes the variable's name as the caller wrote it (written escaped) and why it is
+/// pinned; returns the message.
 ///
 /// SPEC §3.8
 #[must_use]
-pub fn pinned_refusal(name: &str, why: PinReason, plugin: &str) -> String {
+pub fn pinned_refusal(name: &str, why: PinReason) -> String {
     format!(
-        "{name} is pinned by your organization's policy ({why}); {plugin} may not set or unset it"
+        "{} is pinned by your organization's policy ({why}); it may not be set or unset",
+        escaped(name)
     )
 }
 
@@ -132,7 +145,8 @@ pub fn pinned_refusal(name: &str, why: PinReason, plugin: &str) -> String {
 #[must_use]
 pub fn managed_mods_only(plugin: &str) -> String {
     format!(
-        "mods are limited to your organization's by policy (allowManagedModsOnly); {plugin} was not loaded"
+        "mods are limited to your organization's by policy (allowManagedModsOnly); {} was not loaded",
+        escaped(plugin)
     )
 }
 
@@ -145,9 +159,10 @@ pub fn managed_mods_only(plugin: &str) -> String {
 #[must_use]
 pub fn admission_failure(name: &str, failure: &HookFailure) -> String {
     format!(
-        "plugin.register hook failed judging {name} ({}): {}",
+        "plugin.register hook failed judging {} ({}): {}",
+        escaped(name),
         failure.kind,
-        failure.message_or_default()
+        escaped(failure.message_or_default())
     )
 }
 
@@ -201,9 +216,11 @@ pub fn names_together(names: &[String]) -> String {
 /// The held notice (SPEC §3.6.1), from its parts.
 ///
 /// Takes the plugin(s) named together, the checked tool's name, the held verdict's
-/// kind (see [`crate::held_verdict::held_kind`]), the rule it names when the kind is a
-/// rule kind (`deny rule`, `ask rule`; `None` otherwise), and the attempt; returns the
-/// line for the screen.
+/// kind (see [`crate::held_verdict::held_kind`], whose supplied parts are already
+/// escaped), the rule it names when the kind is a
+/// rule kind (`deny rule`, `ask rule`; `None` otherwise), whether the held ask is
+/// *uncertain* (a rule the command may meet, SPEC §4: "that this command may meet"),
+/// and the attempt; returns the line for the screen, every supplied part escaped.
 ///
 /// SPEC §3.6.1
 #[must_use]
@@ -212,18 +229,30 @@ pub fn held_notice(
     tool: &str,
     kind: &str,
     rule: Option<&str>,
+    uncertain: bool,
     attempt: Attempt,
 ) -> String {
+    let (plugins, tool) = (escaped(plugins), escaped(tool));
     let a = article(kind);
     match (attempt, rule) {
+        (Attempt::Lift, Some(rule)) if uncertain => format!(
+            "{plugins} tried to lift {a} {kind} in your settings that this command may meet, from a {tool} call ({}); the {kind} holds over the plugins you install (allowModsToOverrideDenyRules)",
+            escaped(rule)
+        ),
+        (Attempt::Reword, Some(rule)) if uncertain => format!(
+            "{plugins} tried to reword {a} {kind} in your settings that this command may meet, from a {tool} call ({}); the decision was kept, with its own words and rule",
+            escaped(rule)
+        ),
         (Attempt::Lift, Some(rule)) => format!(
-            "{plugins} tried to lift {a} {kind} in your settings from a {tool} call ({rule}); the {kind} holds over the plugins you install (allowModsToOverrideDenyRules)"
+            "{plugins} tried to lift {a} {kind} in your settings from a {tool} call ({}); the {kind} holds over the plugins you install (allowModsToOverrideDenyRules)",
+            escaped(rule)
         ),
         (Attempt::Lift, None) => format!(
             "{plugins} tried to lift {a} {kind} from a {tool} call; the {kind} holds over the plugins you install (allowModsToOverrideDenyRules)"
         ),
         (Attempt::Reword, Some(rule)) => format!(
-            "{plugins} tried to reword {a} {kind} in your settings from a {tool} call ({rule}); the decision was kept, with its own words and rule"
+            "{plugins} tried to reword {a} {kind} in your settings from a {tool} call ({}); the decision was kept, with its own words and rule",
+            escaped(rule)
         ),
         (Attempt::Reword, None) => format!(
             "{plugins} tried to reword {a} {kind} from a {tool} call; the decision was kept, with its own words"
@@ -261,8 +290,8 @@ mod tests {
     #[test]
     fn pinned_and_admission_messages() {
         assert_eq!(
-            pinned_refusal("LD_PRELOAD", PinReason::CodeLoading, "evil"),
-            "LD_PRELOAD is pinned by your organization's policy (it can load code into the programs the engine starts); evil may not set or unset it"
+            pinned_refusal("LD_PRELOAD", PinReason::CodeLoading),
+            "LD_PRELOAD is pinned by your organization's policy (it can load code into the programs the engine starts); it may not be set or unset"
         );
         assert_eq!(
             managed_mods_only("yes-man"),
@@ -281,6 +310,44 @@ mod tests {
         assert_eq!(
             unchecked_deny_reason(FailureKind::Panic),
             "the permission check could not be completed (panic); denied by your organization's policy"
+        );
+    }
+
+    #[test]
+    fn supplied_strings_are_written_escaped() {
+        let forged = "evil\nmods are limited to your organization's by policy";
+        for line in [
+            managed_mods_only(forged),
+            pinned_refusal("A\nB", PinReason::ManagedEnv),
+            register_refusal(
+                forged,
+                "mcp__x__t",
+                &RegisterWhy::OrgServer("c\u{202e}d".into()),
+            ),
+            held_notice(
+                forged,
+                "Bash\r",
+                "deny rule",
+                Some("Bash(rm\n:*)"),
+                false,
+                Attempt::Lift,
+            ),
+            admission_failure(forged, &HookFailure::new(FailureKind::Error, "x\ny")),
+        ] {
+            assert!(!line.contains('\n') && !line.contains('\r'), "{line}");
+            assert!(!line.contains('\u{202e}'), "{line}");
+        }
+        assert_eq!(
+            managed_mods_only("a\nb"),
+            "mods are limited to your organization's by policy (allowManagedModsOnly); a\\nb was not loaded"
+        );
+    }
+
+    #[test]
+    fn an_uncertain_held_ask_is_named_by_its_rules_kind() {
+        assert_eq!(
+            held_notice("yes-man", "Bash", "deny rule", Some("Bash(rm:*)"), true, Attempt::Lift),
+            "yes-man tried to lift a deny rule in your settings that this command may meet, from a Bash call (Bash(rm:*)); the deny rule holds over the plugins you install (allowModsToOverrideDenyRules)"
         );
     }
 

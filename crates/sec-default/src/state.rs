@@ -2,6 +2,7 @@
 //! starts with a fresh notice set and id map).
 
 use crate::tool_register_refusal::ReservedScopes;
+use fnhooks::CopySource;
 use policy::ManagedSettings;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -13,9 +14,21 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 #[derive(Debug, Default)]
 pub struct State {
     told: Mutex<HashSet<String>>,
-    admitted: Mutex<HashMap<String, String>>,
+    admitted: Mutex<HashMap<String, Admitted>>,
     /// The reservations compiled from the last policy read, with that read.
     scopes: Mutex<Option<(ManagedSettings, Arc<ReservedScopes>)>>,
+}
+
+/// What the plugin heard at a module's admission: the provenance (the id the loader
+/// resolved) and how the loader found the copy.
+///
+/// SPEC §3.4 (exemption), §3.9
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admitted {
+    /// The id the loader resolved (`<name>@<marketplace>`, `<name>@inline`).
+    pub provenance: String,
+    /// How the copy was found; `None` when the engine did not say.
+    pub source: Option<CopySource>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -30,19 +43,23 @@ impl State {
         lock(&self.told).insert(key)
     }
 
-    /// Records the provenance heard at a module's admission, keyed by that id (NFC,
-    /// then lower case).
+    /// Records the provenance and copy source heard at a module's admission, keyed by
+    /// that id (NFC, then lower case).
     ///
     /// SPEC §3.9, §1.1 (**\[decision\]**: keyed by id)
-    pub fn admit(&self, provenance: &str) {
-        lock(&self.admitted).insert(::policy::id_key(provenance), provenance.to_owned());
+    pub fn admit(&self, provenance: &str, source: Option<CopySource>) {
+        let heard = Admitted {
+            provenance: provenance.to_owned(),
+            source,
+        };
+        lock(&self.admitted).insert(::policy::id_key(provenance), heard);
     }
 
-    /// The provenance heard at admission for the caller whose pinned id is `id`.
+    /// What was heard at admission for the caller whose pinned id is `id`.
     ///
     /// SPEC §3.4 (exemption)
     #[must_use]
-    pub fn admitted_as(&self, id: &str) -> Option<String> {
+    pub fn admitted_as(&self, id: &str) -> Option<Admitted> {
         lock(&self.admitted).get(&::policy::id_key(id)).cloned()
     }
 

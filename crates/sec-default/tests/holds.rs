@@ -168,6 +168,7 @@ fn person(name: &str, event: &str, hook: impl Hook) -> Plugin {
         name: name.to_owned(),
         tier: Tier::User,
         worker: None,
+        source: None,
     })
     .with(Registration::on(event, hook))
 }
@@ -354,7 +355,7 @@ fn a_plugin_cannot_set_ld_preload() {
     );
     assert_eq!(
         raise(&s.seated, "env.set", set, user("evil")).unwrap(),
-        json!({"deny": "LD_PRELOAD is pinned by your organization's policy (it can load code into the programs the engine starts); evil may not set or unset it"})
+        json!({"deny": "LD_PRELOAD is pinned by your organization's policy (it can load code into the programs the engine starts); it may not be set or unset"})
     );
     assert_eq!(
         raise(
@@ -364,7 +365,7 @@ fn a_plugin_cannot_set_ld_preload() {
             user("evil")
         )
         .unwrap(),
-        json!({"deny": "https_proxy is pinned by your organization's policy (managed env); evil may not set or unset it"}),
+        json!({"deny": "https_proxy is pinned by your organization's policy (managed env); it may not be set or unset"}),
         "unsetting a managed env name in another case"
     );
     assert!(s.seated_core.reached("env.set").is_empty());
@@ -408,7 +409,7 @@ fn with_no_policy_every_variable_is_pinned() {
             user("evil")
         )
         .unwrap(),
-        json!({"deny": "EDITOR is pinned by your organization's policy (the policy cannot be read); evil may not set or unset it"})
+        json!({"deny": "EDITOR is pinned by your organization's policy (the policy cannot be read); it may not be set or unset"})
     );
 }
 
@@ -530,10 +531,38 @@ fn an_org_plugin_left_in_the_user_tier_keeps_its_name_by_its_recorded_id() {
     .unwrap()
     .get("deny")
     .is_some());
+    // heard at admission, but of a copy whose source nobody said (or a cached copy):
+    // refused (SPEC §3.4 [decision]: only a copy read in place from a directory
+    // marketplace managed settings name is vouched for)
+    for heard in [
+        json!({"name": "audit", "tier": "user", "provenance": "audit@corp-local"}),
+        json!({"name": "audit", "tier": "user", "provenance": "audit@corp-local", "source": "github"}),
+        json!({"name": "audit", "tier": "user", "provenance": "audit@corp-local", "source": "cached"}),
+    ] {
+        raise(
+            &s.seated,
+            "plugin.register",
+            heard.clone(),
+            Origin::engine(),
+        )
+        .unwrap();
+        assert!(
+            raise(
+                &s.seated,
+                "tool.register",
+                json!({"name": "scan"}),
+                audit.clone()
+            )
+            .unwrap()
+            .get("deny")
+            .is_some(),
+            "{heard}"
+        );
+    }
     let admitted = raise(
         &s.seated,
         "plugin.register",
-        json!({"name": "audit", "tier": "user", "provenance": "audit@corp-local"}),
+        json!({"name": "audit", "tier": "user", "provenance": "audit@corp-local", "source": "directory"}),
         Origin::engine(),
     )
     .unwrap();
@@ -546,7 +575,7 @@ fn an_org_plugin_left_in_the_user_tier_keeps_its_name_by_its_recorded_id() {
     raise(
         &s.seated,
         "plugin.register",
-        json!({"name": "audit", "tier": "user", "provenance": "audit@inline"}),
+        json!({"name": "audit", "tier": "user", "provenance": "audit@inline", "source": "directory"}),
         Origin::engine(),
     )
     .unwrap();

@@ -228,15 +228,26 @@ impl Session {
 
     /// Admits a plugin through `plugin.register` (SPEC §1.4, §3.9): a refusal's message
     /// goes to the debug log, and on screen too where an interactive session hot-reloads
-    /// the module's folder.
+    /// the module's folder. The event carries the module's pinned `name`, `tier`,
+    /// `provenance` and, where the loader says, `source`; for a `prepend`, `append` or
+    /// `builtin` module it is raised with the `user` tier skipped (SPEC §3.9).
     fn admit(&self, p: &Plugin, reload: bool) -> Answer {
         let mut f = Map::new();
         f.insert("name".into(), json!(p.info.name));
         f.insert("tier".into(), json!(p.info.tier));
         f.insert("provenance".into(), json!(p.info.id));
-        let answer = self
-            .engine
-            .raise_blocking(Event::new(names::PLUGIN_REGISTER, f), Origin::engine());
+        if let Some(source) = p.info.source {
+            f.insert("source".into(), json!(source));
+        }
+        let event = Event::new(names::PLUGIN_REGISTER, f);
+        // SPEC §3.9 [decision]: no hook of a person's ever judges the organization's or
+        // the engine's modules, at start or at a reload.
+        let answer = futures::executor::block_on(if p.info.tier == Tier::User {
+            self.engine.raise(event, Origin::engine())
+        } else {
+            self.engine
+                .raise_skipping(event, Origin::engine(), &[Tier::User])
+        });
         let admitted = matches!(&answer, Ok(v) if v.get("refuse").is_none());
         if let Ok(Some(message)) = answer
             .as_ref()

@@ -1,10 +1,11 @@
 //! The `tool.check` hook and its failure handler (SPEC §3.6).
 
-use super::{caught_answer, held_kind, held_notice, holds_over, is_looser, rewritten_by_users};
+use super::{caught_answer, held_kind, held_notice_as, holds_over, is_looser, rewritten_by_users};
 use crate::policy;
 use crate::refusals::Attempt;
 use crate::state::State;
 use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next, Tier};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The `tool.check` hook (SPEC §3.6 steps 1–7): run the chain; when a `user`/`prepend`
@@ -45,7 +46,11 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
         return Ok(answer?);
     }
 
-    let kind = held_kind(&held);
+    let kind = if held.uncertain && held.rule.is_some() {
+        uncertain_rule_kind(&cx, &held).await
+    } else {
+        held_kind(&held)
+    };
     let attempt = if is_looser(&answer, &held) {
         Attempt::Lift
     } else {
@@ -56,7 +61,7 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
             // The notice is best effort: a log line that fails changes no verdict.
             let _logged = cx
                 .log(
-                    held_notice(&plugins, &tool, &held, attempt),
+                    held_notice_as(&plugins, &tool, &held, &kind, attempt),
                     Channel::Screen,
                 )
                 .await;
@@ -86,4 +91,20 @@ pub async fn check_failed(cx: Cx, e: Event, next: Next) -> HookResult {
         return Ok(caught_answer(last.as_ref().ok(), &trace, kind));
     }
     Ok(last?)
+}
+
+/// The own kind of the rule an uncertain ask carries (SPEC §3.6.1 **\[decision\]**): a
+/// `deny rule` when the settings source the verdict names lists it under
+/// `permissions.deny`, else an `ask rule`. The source is read through `settings.read`
+/// (held past the user tier, §3.1); a source that cannot be read leaves it an ask rule.
+async fn uncertain_rule_kind(cx: &Cx, held: &fnhooks::Verdict) -> String {
+    let source = held.source.as_deref().unwrap_or("merged");
+    let rule = held.rule.as_deref().unwrap_or_default();
+    let settings = cx.settings_read(source).await;
+    let denied = settings.ok().is_some_and(|s| {
+        s.pointer("/permissions/deny")
+            .and_then(Value::as_array)
+            .is_some_and(|deny| deny.iter().any(|r| r.as_str() == Some(rule)))
+    });
+    if denied { "deny rule" } else { "ask rule" }.to_owned()
 }

@@ -22,30 +22,49 @@ fn rewrote(handed: &Verdict, answer: &Verdict) -> bool {
     answer.decision < handed.decision || (answer.decision == handed.decision && answer != handed)
 }
 
-/// Whether an entry may hold a person's plugin: its tier, or one of its members', is
-/// `user` or `prepend` (a `prepend` batch may hold a person's plugin).
-fn may_hold_a_person(entry: &TraceEntry) -> bool {
-    let reachable = |t: &Tier| matches!(t, Tier::User | Tier::Prepend);
-    reachable(&entry.tier) || entry.member_tiers.iter().any(reachable)
+/// The names of the person's plugins an entry stands for: its members whose own pinned
+/// tier is `user` (SPEC §3.6 step 2 **\[decision, revised\]**: a `user` entry, or a batch
+/// entry under `prepend` holding a person's plugin; an entry of the organization's
+/// plugins alone stands for nobody).
+fn people_of(entry: &TraceEntry) -> Vec<String> {
+    if entry.member_tiers.len() == entry.plugins.len() {
+        entry
+            .plugins
+            .iter()
+            .zip(&entry.member_tiers)
+            .filter(|(_, t)| **t == Tier::User)
+            .map(|(p, _)| p.clone())
+            .collect()
+    } else if entry.tier == Tier::User {
+        entry.plugins.clone()
+    } else {
+        Vec::new()
+    }
 }
 
-/// The plugins of `trace` that rewrote the verdict they were handed without tightening
-/// it (SPEC §3.6 step 2).
+/// The person's plugins of `trace` that rewrote the verdict they were handed without
+/// tightening it (SPEC §3.6 step 2).
 ///
 /// Takes `next.trace` of a `tool.check` run (the entries beneath the caller). Counts
-/// every entry in tier `user` or `prepend` that answered itself (a dropped link's
-/// answer is not its own, SPEC §1.1) and whose answer is looser than what its `next`
-/// handed it, or as strict but with another reason or other named causes; an entry that
-/// never called `next` is measured against a bare `{decision: deny}`. Returns one name
-/// per rewriting entry, in trace order, without repeats: a batch's members named
-/// together (`a, b and c`, SPEC §3.6.1).
+/// every entry that stands for a person's plugin (a `user` entry, or a batch holding a
+/// `user` member; never an entry of the organization's plugins alone), that answered
+/// itself (a link with a failure kind never counts, SPEC §1.1), and whose answer is
+/// looser than what its `next` handed it, or as strict but with another reason or other
+/// named causes; an entry that never called `next` is measured against a bare
+/// `{decision: deny}`. Returns one name per rewriting entry, in trace order, without
+/// repeats: a batch's `user` members named together (`a, b and c`, SPEC §3.6.1), never
+/// an organization's plugin.
 ///
 /// SPEC §3.6 step 2
 #[must_use]
 pub fn rewritten_by_users(trace: &[TraceEntry]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for entry in trace {
-        if !may_hold_a_person(entry) || !entry.answered_itself() {
+        if !entry.answered_itself() {
+            continue;
+        }
+        let people = people_of(entry);
+        if people.is_empty() {
             continue;
         }
         let handed = match (&entry.handed, entry.called_next) {
@@ -53,7 +72,7 @@ pub fn rewritten_by_users(trace: &[TraceEntry]) -> Vec<String> {
             _ => Verdict::plain(Decision::Deny),
         };
         if rewrote(&handed, &measured(&entry.answer)) {
-            let name = names_together(&entry.plugins);
+            let name = names_together(&people);
             if !names.contains(&name) {
                 names.push(name);
             }
@@ -64,10 +83,13 @@ pub fn rewritten_by_users(trace: &[TraceEntry]) -> Vec<String> {
 
 /// Whether `held` (the verdict past the user tier) holds over the chain's `answer`
 /// (SPEC §3.6 step 6): `held` is a deny (whatever decided it), or an ask that names a
-/// `rule`, `hook`, `setting`, `ceiling` or `decider`; and `answer` is not stricter.
+/// `rule`, `hook`, `setting`, `ceiling` or `decider`; `answer` is not stricter; and
+/// **\[decision\]** `held` differs from `answer` (an organization's `prepend` plugin
+/// that rewords in both runs changes nothing here).
 ///
 /// Takes the held verdict and the chain's answer (an error or a non-verdict answer is
-/// never the stricter); returns `true` when `held` is to be returned whole.
+/// never the stricter, and always differs); returns `true` when `held` is to be returned
+/// whole.
 ///
 /// SPEC §3.6 step 6
 #[must_use]
@@ -77,7 +99,8 @@ pub fn holds_over(held: &Verdict, answer: &Answer) -> bool {
         Decision::Ask => held.names_a_cause(),
         Decision::Allow => false,
     };
-    holds && verdict_of(answer).is_none_or(|a| a.decision <= held.decision)
+    let chain = verdict_of(answer);
+    holds && chain.as_ref() != Some(held) && chain.is_none_or(|a| a.decision <= held.decision)
 }
 
 /// Whether the chain's `answer` is looser than `held` (a *lift*; otherwise a *reword*).

@@ -31,7 +31,7 @@ pub async fn tool_register(state: Arc<State>, cx: Cx, e: Event, next: Next) -> H
         let refusal = match policy::read(&cx).await {
             Ok(p) => state
                 .reserved_scopes(&p)
-                .why_refused(&origin.plugin, tool, vouched_id(&p, recorded.as_deref()))
+                .why_refused(&origin.plugin, tool, vouched_id(&p, recorded.as_ref()))
                 .map(|why| {
                     register_refusal(
                         &origin.plugin,

@@ -3,35 +3,50 @@
 use crate::fold::{fold, folds_to_nothing};
 use crate::policy::org_plugins;
 use crate::refusals::{register_refusal, RegisterWhy};
+use crate::state::Admitted;
+use fnhooks::CopySource;
 use policy::{ids_equal, EnabledPlugin, ManagedSettings};
 use std::collections::HashMap;
 
 /// The id that vouches for the caller (SPEC §3.4 exemption): its recorded id, when
 /// managed `enabledPlugins` turns that id on with the literal `true` (compared NFC then
-/// lower case). A version list, `<name>@inline`, another marketplace or an id listed only
-/// in `prependPlugins`/`appendPlugins` never vouches.
+/// lower case) **and** the loader read this copy in place from a `directory`
+/// marketplace that managed settings name (**\[decision\]**). A version list,
+/// `<name>@inline` (in any letter case, even where managed `enabledPlugins` lists it), a
+/// copy from a `git`, `github` or `npm` marketplace, a cached copy, a copy whose source
+/// the engine did not say, another marketplace, or an id listed only in
+/// `prependPlugins`/`appendPlugins` never vouches.
 ///
-/// Takes the policy read and the caller's recorded id (the provenance heard at its
-/// admission); returns the `enabledPlugins` id that vouches, if any.
+/// Takes the policy read and what was heard at the caller's admission (its provenance
+/// and copy source); returns the `enabledPlugins` id that vouches, if any.
 ///
 /// SPEC §3.4 (exemption)
 #[must_use]
-pub fn vouched_id<'p>(policy: &'p ManagedSettings, recorded_id: Option<&str>) -> Option<&'p str> {
-    let recorded = recorded_id?;
+pub fn vouched_id<'p>(policy: &'p ManagedSettings, heard: Option<&Admitted>) -> Option<&'p str> {
+    let heard = heard?;
+    if heard.source != Some(CopySource::Directory) || is_inline(&heard.provenance) {
+        return None;
+    }
     policy
         .enabled_plugins
         .iter()
-        .find(|(id, state)| *state == EnabledPlugin::On && ids_equal(id, recorded))
+        .find(|(id, state)| *state == EnabledPlugin::On && ids_equal(id, &heard.provenance))
         .map(|(id, _)| id.as_str())
+}
+
+/// Whether `id` is a `--plugin-dir` id, `<name>@inline`, in any letter case.
+fn is_inline(id: &str) -> bool {
+    id.rsplit_once('@')
+        .is_some_and(|(_, marketplace)| ::policy::id_key(marketplace) == "inline")
 }
 
 /// Why a `user` plugin's registration is refused (SPEC §3.4 steps 2–5), if it is.
 ///
 /// Takes the policy read, the registering plugin's manifest name, the tool's own name
-/// and the caller's recorded id (for the exemption); returns the reason, `None` to pass.
-/// Builds the policy's [`ReservedScopes`] for this one judgement; a caller judging many
-/// registrations under one policy builds them once and calls
-/// [`ReservedScopes::why_refused`].
+/// and what was heard at the caller's admission (for the exemption); returns the
+/// reason, `None` to pass. Builds the policy's [`ReservedScopes`] for this one
+/// judgement; a caller judging many registrations under one policy builds them once and
+/// calls [`ReservedScopes::why_refused`].
 ///
 /// SPEC §3.4
 #[must_use]
@@ -39,9 +54,9 @@ pub fn why_refused(
     policy: &ManagedSettings,
     plugin: &str,
     tool: &str,
-    recorded_id: Option<&str>,
+    heard: Option<&Admitted>,
 ) -> Option<RegisterWhy> {
-    ReservedScopes::new(policy).why_refused(plugin, tool, vouched_id(policy, recorded_id))
+    ReservedScopes::new(policy).why_refused(plugin, tool, vouched_id(policy, heard))
 }
 
 /// Everything a policy reserves against `user` registrations, compiled once (SPEC §3.4
@@ -183,7 +198,7 @@ pub fn reserved_scopes(policy: &ManagedSettings) -> Vec<ReservedScope> {
 /// The refusal of a `user` plugin's registration (SPEC §3.4 steps 2–6), if refused.
 ///
 /// Takes the policy read, the registering plugin's manifest name, the tool's own name
-/// and the caller's recorded id; returns the message
+/// and what was heard at the caller's admission; returns the message
 /// `<plugin> may not register <full name>: <why>`, or `None` to pass.
 ///
 /// SPEC §3.4, §3.4.1
@@ -192,9 +207,9 @@ pub fn register_refusal_of(
     policy: &ManagedSettings,
     plugin: &str,
     tool: &str,
-    recorded_id: Option<&str>,
+    heard: Option<&Admitted>,
 ) -> Option<String> {
-    let why = why_refused(policy, plugin, tool, recorded_id)?;
+    let why = why_refused(policy, plugin, tool, heard)?;
     Some(register_refusal(
         plugin,
         &fnhooks::registered_tool_name(plugin, tool),

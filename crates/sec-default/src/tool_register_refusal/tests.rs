@@ -7,6 +7,8 @@
 
 use super::*;
 use crate::refusals::RegisterWhy;
+use crate::state::Admitted;
+use fnhooks::CopySource;
 use policy::ManagedSettings;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -16,8 +18,58 @@ fn p(v: Value) -> ManagedSettings {
     ManagedSettings::from_value(&v)
 }
 
+/// What admission heard of a copy read in place from a `directory` marketplace.
+fn dir(id: &str) -> Admitted {
+    Admitted {
+        provenance: id.to_owned(),
+        source: Some(CopySource::Directory),
+    }
+}
+
 fn why(policy: &Value, plugin: &str, tool: &str, recorded: Option<&str>) -> Option<RegisterWhy> {
-    why_refused(&p(policy.clone()), plugin, tool, recorded)
+    why_refused(&p(policy.clone()), plugin, tool, recorded.map(dir).as_ref())
+}
+
+fn why_from(policy: &Value, heard: &Admitted) -> Option<RegisterWhy> {
+    why_refused(&p(policy.clone()), "audit", "x", Some(heard))
+}
+
+#[test]
+fn only_a_copy_read_in_place_from_a_directory_marketplace_is_vouched_for() {
+    let on = json!({"enabledPlugins": {"audit@corp-local": true}});
+    assert_eq!(why_from(&on, &dir("audit@corp-local")), None);
+    for source in [
+        Some(CopySource::Github),
+        Some(CopySource::Git),
+        Some(CopySource::Npm),
+        Some(CopySource::Cached),
+        Some(CopySource::Inline),
+        None,
+    ] {
+        let heard = Admitted {
+            provenance: "audit@corp-local".to_owned(),
+            source,
+        };
+        assert_eq!(
+            why_from(&on, &heard),
+            Some(RegisterWhy::OrgPlugin("audit".into(), "enabledPlugins")),
+            "{source:?}"
+        );
+    }
+}
+
+#[test]
+fn an_inline_id_is_never_vouched_for_even_where_enabled_plugins_lists_it() {
+    for listed in ["audit@inline", "audit@INLINE", "audit@Inline"] {
+        let on = json!({ "enabledPlugins": { listed: true } });
+        for heard in ["audit@inline", "audit@INLINE", "Audit@Inline"] {
+            assert_eq!(
+                why_from(&on, &dir(heard)),
+                Some(RegisterWhy::OrgPlugin("audit".into(), "enabledPlugins")),
+                "{listed} / {heard}"
+            );
+        }
+    }
 }
 
 #[test]
