@@ -48,6 +48,7 @@ pub const BEHAVIOURS: &[&str] = &[
     "replace",
     "patch",
     "hand",
+    "drop",
     "skip_to",
     "fail",
     "fail_after_next",
@@ -723,7 +724,7 @@ pub struct HookSpec {
 /// What a scripted hook (or its failure handler) does (SCENARIOS.md "Behaviours").
 ///
 /// Shape: `"pass"`, `"hang"`, or a one-key object `{"answer": V}`, `{"replace": V}`,
-/// `{"patch": {...}}`, `{"hand": {...}}`, `{"skip_to": "<tier>"}`, `{"fail": "msg"}`,
+/// `{"patch": {...}}`, `{"hand": {...}}`, `{"drop": [fields]}`, `{"skip_to": "<tier>"}`, `{"fail": "msg"}`,
 /// `{"fail_after_next": "msg"}`, `{"panic": "msg"}`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Behaviour {
@@ -739,6 +740,10 @@ pub enum Behaviour {
     /// Calls `next` with the event's top-level fields set as given, returns what
     /// comes back.
     Hand(Map<String, Value>),
+    /// Calls `next` with these top-level fields left out of the event, returns what
+    /// comes back (SPEC §1.2: a pinned field left out is put back). An extension of
+    /// SCENARIOS.md's behaviours.
+    Drop(Vec<String>),
     /// Returns `next.to(e, tier)` (any tier: a forbidden jump is a scenario too).
     SkipTo(Tier),
     /// Fails without calling `next`.
@@ -761,6 +766,7 @@ impl Behaviour {
             Behaviour::Replace(_) => "replace",
             Behaviour::Patch(_) => "patch",
             Behaviour::Hand(_) => "hand",
+            Behaviour::Drop(_) => "drop",
             Behaviour::SkipTo(_) => "skip_to",
             Behaviour::Fail(_) => "fail",
             Behaviour::FailAfterNext(_) => "fail_after_next",
@@ -809,6 +815,7 @@ impl<'de> Deserialize<'de> for Behaviour {
                     "replace" => Behaviour::Replace(map.next_value()?),
                     "patch" => Behaviour::Patch(map.next_value_seed(ObjectSeed("patch"))?),
                     "hand" => Behaviour::Hand(map.next_value_seed(ObjectSeed("hand"))?),
+                    "drop" => Behaviour::Drop(map.next_value()?),
                     "skip_to" => Behaviour::SkipTo(map.next_value_seed(TierSeed(ALL_TIER_NAMES))?),
                     "fail" => Behaviour::Fail(map.next_value()?),
                     "fail_after_next" => Behaviour::FailAfterNext(map.next_value()?),

@@ -656,6 +656,13 @@ async fn run_behaviour(b: Behaviour, e: Event, next: Next) -> fnhooks::HookResul
             }
             Ok(next.run(e).await?)
         }
+        Behaviour::Drop(fields) => {
+            let mut e = e;
+            for k in &fields {
+                e.fields.remove(k);
+            }
+            Ok(next.run(e).await?)
+        }
         Behaviour::SkipTo(tier) => Ok(next.to(e, tier).await?),
         Behaviour::Fail(message) => Err(HookError::Failed(HookFailure::new(
             FailureKind::Error,

@@ -155,6 +155,7 @@ impl JsonSchema for Behaviour {
                 one_key("replace", json!({}), "Calls next(e), then returns the value."),
                 one_key("patch", object.clone(), "Calls next(e), returns its answer with these top-level fields set (null removes)."),
                 one_key("hand", object, "Calls next with the event's top-level fields set as given."),
+                one_key("drop", json!({"type": "array", "items": {"type": "string"}}), "Calls next with these top-level fields left out (SPEC §1.2: a pinned field left out is put back)."),
                 one_key("skip_to", json!({"type": "string", "enum": ALL_TIER_NAMES}), "Returns next.to(e, tier)."),
                 one_key("fail", string.clone(), "Fails without calling next."),
                 one_key("fail_after_next", string.clone(), "Calls next(e), then fails."),
