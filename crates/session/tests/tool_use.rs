@@ -442,3 +442,30 @@ fn no_classic_event_is_raised_when_no_hook_matches() {
         .unwrap();
     assert_eq!(raised.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[test]
+fn a_classic_hook_runs_once_per_tool_call_though_the_check_is_re_run_past_the_user_tier() {
+    // SPEC §3.6 step 5 [decision]: within one raise of tool.check the core evaluates the
+    // pinned question once; the re-run past the user tier reuses the core's verdict.
+    let runs = tempfile::tempdir().unwrap();
+    let log = runs.path().join("runs");
+    let hook = format!("echo ran >> '{}'; exit 0", log.display());
+    let mut policy = user_hook(&hook);
+    policy["permissions"] = json!({"deny": ["Bash(rm:*)"]});
+    let s = start(
+        policy,
+        json!({}),
+        Mode::Default,
+        Host::None,
+        vec![yes_man()],
+    );
+    let out = bash(&s.session, "rm -rf build");
+    assert_eq!(out["verdict"]["decision"], "deny", "{out}");
+    assert_eq!(out["verdict"]["rule"], "Bash(rm:*)");
+    let ran = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(ran.lines().count(), 1, "the classic hook ran {ran:?}");
+    // each tool call is its own raise
+    bash(&s.session, "rm -rf dist");
+    let ran = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(ran.lines().count(), 2);
+}
