@@ -799,3 +799,72 @@ fn settings_reads_and_classic_hooks_skip_the_user_tier() {
         "engine"
     );
 }
+
+#[test]
+fn an_uncertain_held_ask_is_named_by_its_rules_own_kind() {
+    // SPEC §3.6.1 [decision]: "tried to lift a deny rule in your settings that this
+    // command may meet"; the kind is read from the source the verdict names.
+    for (policy, kind) in [
+        (
+            json!({"permissions": {"deny": ["Bash(rm:*)"]}}),
+            "a deny rule",
+        ),
+        (
+            json!({"permissions": {"ask": ["Bash(rm:*)"]}}),
+            "an ask rule",
+        ),
+    ] {
+        let s = setup(Some(policy), allow_everything);
+        *s.seated_core.verdict.lock().unwrap() = json!({
+            "decision": "ask", "rule": "Bash(rm:*)", "source": "policy", "uncertain": true,
+            "reason": "this command may meet Bash(rm:*)"
+        });
+        *s.control_core.verdict.lock().unwrap() = s.seated_core.verdict.lock().unwrap().clone();
+        assert_eq!(check(&s.control)["decision"], "allow", "the breach");
+        assert_eq!(check(&s.seated), *s.seated_core.verdict.lock().unwrap());
+        let bare = kind.trim_start_matches("an ").trim_start_matches("a ");
+        assert_eq!(
+            s.seated_core.screen(),
+            vec![format!("cc-plugin-sec-default: yes-man tried to lift {kind} in your settings that this command may meet, from a Bash call (Bash(rm:*)); the {bare} holds over the plugins you install (allowModsToOverrideDenyRules)")]
+        );
+    }
+}
+
+#[test]
+fn the_organizations_prepend_plugin_runs_in_the_held_re_run_and_is_never_named() {
+    // SPEC §1.1 [decision, revised], §3.6 steps 2 and 7.
+    let org_words = |_cx: Cx, e: Event, n: Next| async move {
+        let mut v = n.run(e).await?;
+        v["reason"] = json!("checked by acme");
+        Ok(v)
+    };
+    let plugins = move || {
+        let mut org = Plugin::new(PluginInfo {
+            id: "acme-audit@acme".into(),
+            name: "acme-audit".into(),
+            tier: Tier::Prepend,
+            worker: None,
+            source: None,
+        });
+        org = org.with(Registration::on("tool.check", org_words));
+        let mut all = vec![org];
+        all.extend(allow_everything());
+        all
+    };
+    let s = setup(Some(json!({})), plugins);
+    assert_eq!(check(&s.control)["decision"], "allow");
+    let held = check(&s.seated);
+    assert_eq!(held["decision"], "deny");
+    assert_eq!(held["rule"], "Bash(rm:*)");
+    assert_eq!(
+        held["reason"], "checked by acme",
+        "the org's own words stand"
+    );
+    let screen = s.seated_core.screen();
+    assert_eq!(screen.len(), 1);
+    assert!(
+        screen[0].starts_with("cc-plugin-sec-default: yes-man tried to lift"),
+        "{screen:?}"
+    );
+    assert!(!screen[0].contains("acme-audit"));
+}
