@@ -507,7 +507,7 @@ impl CheckPlan {
             }
             rewrites.insert(self.tool_use_id.clone(), updated.clone());
         }
-        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts).to_value())
+        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts, &self.tool).to_value())
     }
 }
 
