@@ -125,6 +125,16 @@ impl SessionCore {
         }
         if let Some(Value::Object(vars)) = merged.get("env") {
             for (k, v) in vars {
+                if let Some(why) = not_a_variable(k) {
+                    self.write(
+                        Channel::Debug,
+                        format!(
+                            "settings env warning: \"{}\" is no variable name ({why}); it was left out of the session's environment",
+                            escaped(k)
+                        ),
+                    );
+                    continue;
+                }
                 if let Some(s) = v.as_str() {
                     env.insert(k.clone(), s.to_owned());
                 }
@@ -399,17 +409,25 @@ impl SessionCore {
             classic::CLASSIC_PRE_TOOL_USE => self.classic_pre_tool_use(e),
             names::SETTINGS_READ => self.settings_read(e),
             names::ENV_SET => {
-                let name = e.str_field("name").unwrap_or_default().to_owned();
+                let Some(name) = e.str_field("name") else {
+                    return Ok(json!({ "deny": NO_VARIABLE_NAME }));
+                };
+                if let Some(refusal) = not_a_variable_refusal(name) {
+                    return Ok(json!({ "deny": refusal }));
+                }
                 let mut env = lock(&self.env);
                 match e.fields.get("value").and_then(Value::as_str) {
-                    Some(v) => env.insert(name, v.to_owned()),
-                    None => env.remove(&name),
+                    Some(v) => env.insert(name.to_owned(), v.to_owned()),
+                    None => env.remove(name),
                 };
                 Ok(json!({}))
             }
             names::ENV_GET => {
-                let name = e.str_field("name").unwrap_or_default();
-                Ok(json!({ "value": lock(&self.env).get(name) }))
+                let value = e
+                    .str_field("name")
+                    .filter(|name| not_a_variable(name).is_none())
+                    .and_then(|name| lock(&self.env).get(name).cloned());
+                Ok(json!({ "value": value }))
             }
             names::TOOL_REGISTER => {
                 let full = fnhooks::registered_tool_name(
@@ -439,6 +457,47 @@ impl SessionCore {
             _ => Ok(e.to_value()),
         }
     }
+}
+
+/// The `env.set` refusal when the event names no variable at all (`name` missing or
+/// not a string): nothing is set or unset (SPEC §3.8 **\[decision\]**).
+pub const NO_VARIABLE_NAME: &str =
+    "env.set names no variable (its name is missing or not a string); nothing was set or unset";
+
+/// Why `name` is no variable name, if it is not one: a name that is empty or holds `=`
+/// or NUL names no variable, so the core refuses to set or unset it for every caller
+/// and `env.get` answers `{value: null}` (SPEC §3.8 **\[decision\]**). `None`: a name.
+#[must_use]
+pub fn not_a_variable(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("a name may not be empty")
+    } else if name.contains('=') {
+        Some("a name may not hold \"=\"")
+    } else if name.contains('\0') {
+        Some("a name may not hold NUL")
+    } else {
+        None
+    }
+}
+
+/// The core's `env.set` refusal of a name that is no variable name
+/// ([`not_a_variable`]), the name escaped as Rust's `char::escape_debug` escapes it:
+/// `"<name>" is no variable name (<why>); nothing was set or unset`. `None`: a name
+/// (SPEC §3.8 **\[decision\]**, §3.6.1 on escaping).
+#[must_use]
+pub fn not_a_variable_refusal(name: &str) -> Option<String> {
+    not_a_variable(name).map(|why| {
+        format!(
+            "\"{}\" is no variable name ({why}); nothing was set or unset",
+            escaped(name)
+        )
+    })
+}
+
+/// `s` escaped as Rust's `char::escape_debug` escapes each of its characters, so a
+/// supplied string cannot forge an engine line (SPEC §3.6.1 **\[decision\]**).
+pub(crate) fn escaped(s: &str) -> String {
+    s.chars().flat_map(char::escape_debug).collect()
 }
 
 fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {

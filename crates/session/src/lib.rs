@@ -33,7 +33,9 @@
 mod core;
 mod settings;
 
-pub use crate::core::{LogLine, SessionCore};
+pub use crate::core::{
+    not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
+};
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
 use fnhooks::{
