@@ -393,6 +393,7 @@ impl World {
                 local,
                 flag,
             },
+            mode: given_mode(sc)?,
             facts,
             hook_timeout: Duration::from_millis(sc.session.hook_timeout_ms),
             tools: sc
@@ -529,17 +530,29 @@ fn settings_input(i: SpecInput) -> SettingsInput {
     }
 }
 
+/// The mode the scenario's session was given (`session.mode`); `None`: none given
+/// (SCENARIOS.md defaults, SPEC §4 "Mode at start").
+fn given_mode(sc: &Scenario) -> Result<Option<permissions::Mode>, SetupError> {
+    sc.session
+        .mode
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: permissions::ParseNameError| SetupError::Session {
+            pointer: "/session/mode".to_owned(),
+            message: e.to_string(),
+        })
+}
+
 fn facts_of(sc: &Scenario, cwd: &Path, home: &Path) -> Result<SessionFacts, SetupError> {
     let bad = |field: &str, e: String| SetupError::Session {
         pointer: format!("/session/{field}"),
         message: e,
     };
     Ok(SessionFacts {
-        mode: sc
-            .session
-            .mode
-            .parse()
-            .map_err(|e: permissions::ParseNameError| bad("mode", e.to_string()))?,
+        // Not read: the session starts in the mode `given_mode` and the settings
+        // resolve to (SPEC §4 "Mode at start").
+        mode: permissions::Mode::Default,
         loop_kind: sc
             .session
             .r#loop

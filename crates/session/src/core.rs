@@ -1,10 +1,11 @@
 //! The `core` link of every event (SPEC §1.5–§1.7b, §2.1, §4).
 
+use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
 use fnhooks::{names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict};
 use futures::future::BoxFuture;
 use permissions::classic::{self, ClassicHooks, HookAnswer, RunResult};
-use permissions::{Question, RuleSet, SessionFacts, SettingsSource};
+use permissions::{Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -78,10 +79,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl SessionCore {
+    /// The core of a session with these `facts`, whose `mode` is replaced by the mode
+    /// at start: `given`, else a settings source's `defaultMode`, else `default`, a
+    /// refused `bypassPermissions` starting as `default` with a warning on the debug
+    /// log (SPEC §4 "Mode at start", [`crate::mode::mode_at_start`]).
     pub(crate) fn new(
         memo: PolicyMemo,
         settings: SettingsInputs,
         facts: SessionFacts,
+        given: Option<Mode>,
         tools: Vec<Value>,
     ) -> Self {
         let sources = readable_sources(&settings);
@@ -90,7 +96,7 @@ impl SessionCore {
         let (hooks_without_policy, _) = ClassicHooks::from_sources(&refs);
         let session_id = session_id();
         let transcript_path = transcript_path(&facts, &session_id);
-        let core = SessionCore {
+        let mut core = SessionCore {
             memo,
             settings,
             facts,
@@ -107,6 +113,12 @@ impl SessionCore {
             rewrites: Arc::new(Mutex::new(HashMap::new())),
         };
         core.init_env();
+        let policy = core.read_policy().ok();
+        let (mode, warnings) = mode_at_start(given, policy.as_deref(), &core.settings);
+        for w in warnings {
+            core.write(Channel::Debug, w);
+        }
+        core.facts.mode = mode;
         core
     }
 
