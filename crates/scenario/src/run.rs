@@ -140,7 +140,10 @@ pub fn run_scenario(
 
     let mut failures = Vec::new();
     failures.extend(main.admission_failures(sc));
-    main.session.take_log();
+    // The lines written while the session started and its plugins were admitted stay
+    // in the log: they count as the first step's for `$log` (SCENARIOS.md), so a
+    // scenario can see a start's warnings (SPEC §4 "Mode at start"). The twins' lines
+    // are never matched.
     for w in held.iter().chain(unseated.iter()) {
         w.session.take_log();
     }
