@@ -891,14 +891,20 @@ pub fn managed_failure_reason(h: &Handler, why: &str) -> String {
 ///   setting stands unless the hook denies;
 /// - a hook `deny` → a deny named `hook: "PreToolUse"`, with the hook's reason;
 /// - a hook `ask` over an allow or the mode's own ask → an ask named `hook:
-///   "PreToolUse"` (with `decider: "host"` where a host answers asks);
+///   "PreToolUse"` (with `decider: "host"` where a host answers asks on `tool`,
+///   [`SessionFacts::host_decides_for`]);
 /// - a hook `allow` over an allow or the mode's own ask (a plain ask, `decider` aside)
 ///   → an allow named `hook: "PreToolUse"`;
 /// - no decision → `base`.
 ///
 /// SPEC §4 "Classic hooks".
 #[must_use]
-pub fn apply_to_verdict(base: Verdict, hook: &HookAnswer, facts: &SessionFacts) -> Verdict {
+pub fn apply_to_verdict(
+    base: Verdict,
+    hook: &HookAnswer,
+    facts: &SessionFacts,
+    tool: &str,
+) -> Verdict {
     let Some(d) = hook.decision else {
         return base;
     };
@@ -918,7 +924,7 @@ pub fn apply_to_verdict(base: Verdict, hook: &HookAnswer, facts: &SessionFacts) 
         Decision::Ask => "a PreToolUse hook asks before this call".to_owned(),
         Decision::Allow => "a PreToolUse hook allowed this call".to_owned(),
     }));
-    if d == Decision::Ask && facts.host_decides() {
+    if d == Decision::Ask && facts.host_decides_for(tool) {
         v.decider = Some("host".to_owned());
     }
     v
@@ -1509,30 +1515,30 @@ mod tests {
 
         // Allow never lifts a deny or a rule's ask.
         assert_eq!(
-            apply_to_verdict(rule_deny.clone(), &hook(Decision::Allow), &f),
+            apply_to_verdict(rule_deny.clone(), &hook(Decision::Allow), &f, "Bash"),
             rule_deny
         );
         assert_eq!(
-            apply_to_verdict(rule_ask.clone(), &hook(Decision::Allow), &f),
+            apply_to_verdict(rule_ask.clone(), &hook(Decision::Allow), &f, "Bash"),
             rule_ask
         );
         assert_eq!(
-            apply_to_verdict(rule_ask.clone(), &hook(Decision::Ask), &f),
+            apply_to_verdict(rule_ask.clone(), &hook(Decision::Ask), &f, "Bash"),
             rule_ask
         );
         // A hook deny over a rule's ask stands.
-        let v = apply_to_verdict(rule_ask, &hook(Decision::Deny), &f);
+        let v = apply_to_verdict(rule_ask, &hook(Decision::Deny), &f, "Bash");
         assert_eq!(
             (v.decision, v.hook.as_deref()),
             (Decision::Deny, Some("PreToolUse"))
         );
         // Over the mode's own ask, a hook allow allows (named) and an ask names the hook.
-        let v = apply_to_verdict(plain_ask.clone(), &hook(Decision::Allow), &f);
+        let v = apply_to_verdict(plain_ask.clone(), &hook(Decision::Allow), &f, "Bash");
         assert_eq!(
             (v.decision, v.hook.as_deref()),
             (Decision::Allow, Some("PreToolUse"))
         );
-        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &f);
+        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &f, "Bash");
         assert_eq!(
             (v.decision, v.hook.as_deref()),
             (Decision::Ask, Some("PreToolUse"))
@@ -1540,18 +1546,25 @@ mod tests {
         assert_eq!(v.decider, None);
         let mut hosted = f.clone();
         hosted.host = Host::Sdk;
-        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &hosted);
+        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &hosted, "Bash");
+        assert_eq!(v.decider.as_deref(), Some("host"));
+        // In dontAsk only a Chrome tool's ask goes on to the host (SPEC §4 "Hosts").
+        hosted.mode = Mode::DontAsk;
+        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &hosted, "Bash");
+        assert_eq!(v.decider, None);
+        let chrome = "mcp__claude-in-chrome__navigate";
+        let v = apply_to_verdict(plain_allow.clone(), &hook(Decision::Ask), &hosted, chrome);
         assert_eq!(v.decider.as_deref(), Some("host"));
         // No decision: the rules' verdict.
         assert_eq!(
-            apply_to_verdict(plain_ask.clone(), &HookAnswer::default(), &f),
+            apply_to_verdict(plain_ask.clone(), &HookAnswer::default(), &f, "Bash"),
             plain_ask
         );
         // A setting's ask stands over a hook allow.
         let mut setting_ask = Verdict::plain(Decision::Ask);
         setting_ask.setting = Some("managed-settings".to_owned());
         assert_eq!(
-            apply_to_verdict(setting_ask.clone(), &hook(Decision::Allow), &f),
+            apply_to_verdict(setting_ask.clone(), &hook(Decision::Allow), &f, "Bash"),
             setting_ask
         );
     }

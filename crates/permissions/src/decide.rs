@@ -73,7 +73,9 @@ pub struct Question<'a> {
 ///    ([`RuleSet::effective_mode`]).
 ///
 /// Every ask carries `decider: "host"` when the session has a host, the loop is
-/// `main` or `subagent`, and the mode is not `dontAsk` (SPEC §4 "Hosts").
+/// `main` or `subagent`, and the mode is not `dontAsk` (SPEC §4 "Hosts"); an ask on a
+/// tool of the `claude-in-chrome` MCP server carries it in `dontAsk` too
+/// ([`SessionFacts::host_decides_for`], SPEC §3.6), so its outcome is `host`.
 #[must_use]
 pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdict {
     let subject = Subject::new(q, facts, rules);
@@ -109,7 +111,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
                 rule.text, rule.source
             ),
         );
-        return host(v, facts);
+        return host(v, facts, q.tool);
     }
     if rules.blocks_reads_outside() && subject.command.is_some() {
         let unsandboxed = q
@@ -127,7 +129,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             let mut v = Verdict::plain(Decision::Ask)
                 .with_reason(format!("{reason} ({BLOCK_READS_SETTING})"));
             v.setting = Some(BLOCK_READS_SETTING.to_owned());
-            return host(v, facts);
+            return host(v, facts, q.tool);
         }
     }
     if subject.uncertain_command() {
@@ -135,6 +137,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             Verdict::plain(Decision::Ask)
                 .with_reason("this shell command cannot be parsed with confidence, so it is asked"),
             facts,
+            q.tool,
         );
     }
     if subject.writes_protected() {
@@ -143,6 +146,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
                 "this call writes a protected path (.git, .claude, shell startup files, ...), which is never approved automatically",
             ),
             facts,
+            q.tool,
         );
     }
     if subject.removes_critical() {
@@ -151,6 +155,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
                 "this command removes a critical path (the root, a top-level folder, the home directory or a folder above the working directory), which is never approved automatically",
             ),
             facts,
+            q.tool,
         );
     }
     if mode == Mode::BypassPermissions {
@@ -208,7 +213,11 @@ fn mode_default(s: &Subject<'_>, facts: &SessionFacts, mode: Mode) -> Verdict {
         (_, true) => "Claude wants to run a shell command".to_owned(),
         (_, false) => format!("Claude wants to use {}", s.tool),
     };
-    host(Verdict::plain(Decision::Ask).with_reason(reason), facts)
+    host(
+        Verdict::plain(Decision::Ask).with_reason(reason),
+        facts,
+        s.tool,
+    )
 }
 
 fn named(decision: Decision, rule: &Rule, reason: String) -> Verdict {
@@ -218,9 +227,10 @@ fn named(decision: Decision, rule: &Rule, reason: String) -> Verdict {
     v
 }
 
-/// `decider: "host"` on an ask where the host answers asks (SPEC §4 "Hosts").
-fn host(mut v: Verdict, facts: &SessionFacts) -> Verdict {
-    if v.decision == Decision::Ask && facts.host_decides() {
+/// `decider: "host"` on an ask on `tool` where the host answers asks: also in
+/// `dontAsk` for a Chrome tool (SPEC §4 "Hosts", §3.6).
+fn host(mut v: Verdict, facts: &SessionFacts, tool: &str) -> Verdict {
+    if v.decision == Decision::Ask && facts.host_decides_for(tool) {
         v.decider = Some("host".to_owned());
     }
     v
@@ -246,7 +256,7 @@ pub fn decide_unreadable_policy(
         "the organization's policy (managed settings) cannot be read, so this call is asked",
     );
     v.setting = Some(MANAGED_SETTINGS.to_owned());
-    host(v, facts)
+    host(v, facts, q.tool)
 }
 
 /// What the engine does with the chain's final verdict (SPEC §1.6 **\[decision\]**).

@@ -198,12 +198,40 @@ impl SessionFacts {
 
     /// Whether an ask here carries `decider: "host"`: the session has a host, the loop
     /// is `main` or `subagent`, and the mode is not `dontAsk` (SPEC §4 "Hosts").
+    ///
+    /// This is the rule for every tool but the Chrome tools; an ask on a known tool is
+    /// decided by [`SessionFacts::host_decides_for`].
     #[must_use]
     pub fn host_decides(&self) -> bool {
         self.host != Host::None
             && matches!(self.loop_kind, Loop::Main | Loop::Subagent)
             && self.mode != Mode::DontAsk
     }
+
+    /// Whether an ask on `tool` carries `decider: "host"`: as [`SessionFacts::host_decides`],
+    /// and also in `dontAsk` when `tool` is a tool of the `claude-in-chrome` MCP server
+    /// ([`is_chrome_tool`]): a site grant sends that ask on to the host (SPEC §3.6 "What
+    /// is not certain holds" **\[decision\]**, §4 "Hosts" **\[decision\]**).
+    #[must_use]
+    pub fn host_decides_for(&self, tool: &str) -> bool {
+        self.host != Host::None
+            && matches!(self.loop_kind, Loop::Main | Loop::Subagent)
+            && (self.mode != Mode::DontAsk || is_chrome_tool(tool))
+    }
+}
+
+/// The MCP server of Claude in Chrome, whose tools' asks go on to the host in `dontAsk`
+/// too (SPEC §3.6, §4 "Hosts").
+pub const CHROME_SERVER: &str = "claude-in-chrome";
+
+/// Whether `tool` is a tool of the `claude-in-chrome` MCP server: its name starts with
+/// `mcp__claude-in-chrome__` (the rule pattern `mcp__claude-in-chrome__*`), compared as
+/// written (SPEC §3.6, §4 "Hosts").
+#[must_use]
+pub fn is_chrome_tool(tool: &str) -> bool {
+    tool.strip_prefix("mcp__")
+        .and_then(|rest| rest.strip_prefix(CHROME_SERVER))
+        .is_some_and(|rest| rest.starts_with("__"))
 }
 
 #[cfg(test)]
@@ -244,5 +272,41 @@ mod tests {
         assert_eq!(facts.loop_kind, Loop::Subagent);
         assert_eq!(facts.host, Host::PromptTool);
         assert!(facts.host_decides());
+    }
+
+    #[test]
+    fn chrome_tools_are_named_by_their_server() {
+        assert!(is_chrome_tool("mcp__claude-in-chrome__navigate"));
+        assert!(is_chrome_tool("mcp__claude-in-chrome__"));
+        assert!(!is_chrome_tool("mcp__claude-in-chrome"));
+        assert!(!is_chrome_tool("mcp__claude-in-chromex__navigate"));
+        assert!(!is_chrome_tool("mcp__other__claude-in-chrome__x"));
+        assert!(!is_chrome_tool("Bash"));
+    }
+
+    #[test]
+    fn a_chrome_ask_goes_to_the_host_in_dont_ask_too() {
+        let chrome = "mcp__claude-in-chrome__navigate";
+        let mut facts = SessionFacts::new("/home/dev/repo", "/home/dev");
+        facts.mode = Mode::DontAsk;
+        for host in Host::ALL {
+            for l in Loop::ALL {
+                facts.host = *host;
+                facts.loop_kind = *l;
+                let hosted = *host != Host::None && *l != Loop::Background;
+                assert_eq!(facts.host_decides_for(chrome), hosted, "{host} {l}");
+                assert!(!facts.host_decides_for("mcp__github__get_issue"));
+                assert!(!facts.host_decides_for("Bash"));
+                assert!(!facts.host_decides());
+            }
+        }
+        for mode in Mode::ALL {
+            facts.mode = *mode;
+            facts.host = Host::Sdk;
+            facts.loop_kind = Loop::Main;
+            assert!(facts.host_decides_for(chrome), "{mode}");
+            assert_eq!(facts.host_decides_for("Bash"), *mode != Mode::DontAsk);
+            assert_eq!(facts.host_decides_for("Bash"), facts.host_decides());
+        }
     }
 }

@@ -42,7 +42,9 @@
 //!   `disableBypassPermissionsMode: "disable"`); `dontAsk` leaves asks as plain asks
 //!   ([`outcome`] refuses them).
 //! - **Hosts** ([`Host`]): an ask carries `decider: "host"` when the session has a
-//!   host, the loop is `main` or `subagent`, and the mode is not `dontAsk`.
+//!   host, the loop is `main` or `subagent`, and the mode is not `dontAsk`; an ask on
+//!   a tool of the `claude-in-chrome` MCP server ([`is_chrome_tool`]) carries it in
+//!   `dontAsk` too.
 //! - **Fail closed** ([`decide_unreadable_policy`]): with the managed policy
 //!   unreadable, at least an ask naming `setting: "managed-settings"`.
 //!
@@ -122,7 +124,9 @@ pub use decide::{
     decide, decide_unreadable_policy, outcome, Outcome, Question, BLOCK_READS_SETTING,
     MANAGED_SETTINGS, READ_ONLY_TOOLS,
 };
-pub use facts::{Host, Loop, Mode, ParseNameError, SessionFacts, SettingsSource};
+pub use facts::{
+    is_chrome_tool, Host, Loop, Mode, ParseNameError, SessionFacts, SettingsSource, CHROME_SERVER,
+};
 pub use rule::{Behavior, Rule, RuleSpec, RuleWarning};
 pub use ruleset::RuleSet;
 

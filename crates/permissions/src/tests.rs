@@ -781,6 +781,81 @@ fn host_decider() {
     );
 }
 
+/// SPEC §3.6 "What is not certain holds" and §4 "Hosts" **[decision]**: a Chrome tool's
+/// ask under `dontAsk` goes on to the host where the session has one.
+#[test]
+fn a_chrome_tools_ask_in_dont_ask_goes_to_the_host() {
+    let chrome = "mcp__claude-in-chrome__navigate";
+    let input = json!({"url": "https://example.com"});
+    let r = policy(json!({"ask": ["mcp__claude-in-chrome__javascript_tool"]}));
+    for host in [Host::Sdk, Host::PromptTool, Host::Served, Host::Cloud] {
+        for loop_kind in [Loop::Main, Loop::Subagent] {
+            let f = SessionFacts {
+                host,
+                loop_kind,
+                ..facts_in(Mode::DontAsk)
+            };
+            // The mode's own ask, and a rule's ask, both name the host.
+            let v = ask(&r, chrome, input.clone(), &f);
+            assert_eq!(
+                (v.decision, v.decider.as_deref(), v.rule.as_deref()),
+                (Decision::Ask, Some("host"), None),
+                "{host} {loop_kind}"
+            );
+            assert!(v.names_a_cause());
+            assert_eq!(outcome(&v, &f), Outcome::Host);
+            let js = "mcp__claude-in-chrome__javascript_tool";
+            let v = ask(&r, js, json!({}), &f);
+            assert_eq!(
+                (v.decider.as_deref(), v.rule.as_deref()),
+                (Some("host"), Some(js))
+            );
+            assert_eq!(outcome(&v, &f), Outcome::Host);
+            // Any other tool's ask in dontAsk still names nobody and is refused.
+            for other in [
+                "mcp__github__get_issue",
+                "mcp__claude-in-chromium__x",
+                "WebFetch",
+            ] {
+                let v = ask(&r, other, json!({"url": "https://example.com"}), &f);
+                assert_eq!((v.decision, v.decider.as_deref()), (Decision::Ask, None));
+                assert_eq!(outcome(&v, &f), Outcome::Refused);
+            }
+        }
+        // A background loop: no host is asked, dontAsk refuses.
+        let f = SessionFacts {
+            host,
+            loop_kind: Loop::Background,
+            ..facts_in(Mode::DontAsk)
+        };
+        let v = ask(&r, chrome, input.clone(), &f);
+        assert_eq!(v.decider, None);
+        assert_eq!(outcome(&v, &f), Outcome::Refused);
+    }
+    // No host: nobody is asked.
+    let f = facts_in(Mode::DontAsk);
+    let v = ask(&r, chrome, input.clone(), &f);
+    assert_eq!(v.decider, None);
+    assert_eq!(outcome(&v, &f), Outcome::Refused);
+    // The unreadable policy's ask names the host for a Chrome tool in dontAsk too.
+    let f = SessionFacts {
+        host: Host::Sdk,
+        ..facts_in(Mode::DontAsk)
+    };
+    let v = decide_unreadable_policy(
+        &RuleSet::default(),
+        &Question {
+            tool: chrome,
+            input: &input,
+        },
+        &f,
+    );
+    assert_eq!(
+        (v.setting.as_deref(), v.decider.as_deref()),
+        (Some(MANAGED_SETTINGS), Some("host"))
+    );
+}
+
 #[test]
 fn outcomes() {
     let f = facts();

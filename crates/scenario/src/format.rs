@@ -408,10 +408,16 @@ pub struct SettingsSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionSpec {
-    /// One of [`MODES`]; default `"default"`.
-    #[serde(default = "default_mode", deserialize_with = "de_mode")]
+    /// One of [`MODES`]: the mode the session was given. Absent: none given, so the
+    /// session starts as SPEC §4 "Mode at start" says (a managed or other
+    /// `defaultMode`, else `default`).
+    #[serde(
+        default,
+        deserialize_with = "de_mode",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(schema_with = "crate::schema::mode_schema")]
-    pub mode: String,
+    pub mode: Option<String>,
     /// One of [`LOOPS`]; default `"main"`.
     #[serde(
         rename = "loop",
@@ -448,7 +454,7 @@ pub struct SessionSpec {
 impl Default for SessionSpec {
     fn default() -> Self {
         SessionSpec {
-            mode: default_mode(),
+            mode: None,
             r#loop: default_loop(),
             host: default_host(),
             interactive: true,
@@ -461,9 +467,6 @@ impl Default for SessionSpec {
     }
 }
 
-fn default_mode() -> String {
-    "default".to_owned()
-}
 fn default_loop() -> String {
     "main".to_owned()
 }
@@ -496,8 +499,8 @@ fn de_one_of<'de, D: Deserializer<'de>>(
     }
 }
 
-fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    de_one_of(d, "mode", MODES)
+fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    de_one_of(d, "mode", MODES).map(Some)
 }
 fn de_loop<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     de_one_of(d, "loop", LOOPS)

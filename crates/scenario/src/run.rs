@@ -140,7 +140,10 @@ pub fn run_scenario(
 
     let mut failures = Vec::new();
     failures.extend(main.admission_failures(sc));
-    main.session.take_log();
+    // The lines written while the session started and its plugins were admitted stay
+    // in the log: they count as the first step's for `$log` (SCENARIOS.md), so a
+    // scenario can see a start's warnings (SPEC §4 "Mode at start"). The twins' lines
+    // are never matched.
     for w in held.iter().chain(unseated.iter()) {
         w.session.take_log();
     }
@@ -393,6 +396,7 @@ impl World {
                 local,
                 flag,
             },
+            mode: given_mode(sc)?,
             facts,
             hook_timeout: Duration::from_millis(sc.session.hook_timeout_ms),
             tools: sc
@@ -529,17 +533,29 @@ fn settings_input(i: SpecInput) -> SettingsInput {
     }
 }
 
+/// The mode the scenario's session was given (`session.mode`); `None`: none given
+/// (SCENARIOS.md defaults, SPEC §4 "Mode at start").
+fn given_mode(sc: &Scenario) -> Result<Option<permissions::Mode>, SetupError> {
+    sc.session
+        .mode
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: permissions::ParseNameError| SetupError::Session {
+            pointer: "/session/mode".to_owned(),
+            message: e.to_string(),
+        })
+}
+
 fn facts_of(sc: &Scenario, cwd: &Path, home: &Path) -> Result<SessionFacts, SetupError> {
     let bad = |field: &str, e: String| SetupError::Session {
         pointer: format!("/session/{field}"),
         message: e,
     };
     Ok(SessionFacts {
-        mode: sc
-            .session
-            .mode
-            .parse()
-            .map_err(|e: permissions::ParseNameError| bad("mode", e.to_string()))?,
+        // Not read: the session starts in the mode `given_mode` and the settings
+        // resolve to (SPEC §4 "Mode at start").
+        mode: permissions::Mode::Default,
         loop_kind: sc
             .session
             .r#loop

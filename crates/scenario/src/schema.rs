@@ -41,8 +41,8 @@ fn enum_schema(values: &[&str], description: &str) -> Schema {
 
 pub(crate) fn mode_schema(_: &mut SchemaGenerator) -> Schema {
     from_json(json!({
-        "type": "string", "enum": MODES, "default": "default",
-        "description": "The permission mode."
+        "type": "string", "enum": MODES,
+        "description": "The permission mode the session was given. Absent: none given, so the session starts in the `defaultMode` of the highest-precedence settings source that sets one (policy first), else `default` (SPEC §4 \"Mode at start\")."
     }))
 }
 

@@ -1319,10 +1319,10 @@ fn world(r: &Rendered, twin: Twin) -> World {
     let temp = Arc::clone(&r.folder);
     let managed = temp.path().join("managed");
     let mut facts = permissions::SessionFacts::new("/home/dev/repo", "/home/dev");
-    facts.mode = r.case.mode.parse().unwrap();
     facts.loop_kind = r.case.loop_.parse().unwrap();
     facts.host = r.case.host.parse().unwrap();
     let config = SessionConfig {
+        mode: Some(r.case.mode.parse().unwrap()),
         facts,
         hook_timeout: Duration::from_millis(HOOK_TIMEOUT_MS),
         seated: twin != Twin::Unseated,

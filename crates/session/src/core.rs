@@ -1,10 +1,11 @@
 //! The `core` link of every event (SPEC §1.5–§1.7b, §2.1, §4).
 
+use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
 use fnhooks::{names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict};
 use futures::future::BoxFuture;
 use permissions::classic::{self, ClassicHooks, HookAnswer, RunResult};
-use permissions::{Question, RuleSet, SessionFacts, SettingsSource};
+use permissions::{Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -78,10 +79,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl SessionCore {
+    /// The core of a session with these `facts`, whose `mode` is replaced by the mode
+    /// at start: `given`, else a settings source's `defaultMode`, else `default`, a
+    /// refused `bypassPermissions` starting as `default` with a warning on the debug
+    /// log (SPEC §4 "Mode at start", [`crate::mode::mode_at_start`]).
     pub(crate) fn new(
         memo: PolicyMemo,
         settings: SettingsInputs,
         facts: SessionFacts,
+        given: Option<Mode>,
         tools: Vec<Value>,
     ) -> Self {
         let sources = readable_sources(&settings);
@@ -90,7 +96,7 @@ impl SessionCore {
         let (hooks_without_policy, _) = ClassicHooks::from_sources(&refs);
         let session_id = session_id();
         let transcript_path = transcript_path(&facts, &session_id);
-        let core = SessionCore {
+        let mut core = SessionCore {
             memo,
             settings,
             facts,
@@ -107,6 +113,12 @@ impl SessionCore {
             rewrites: Arc::new(Mutex::new(HashMap::new())),
         };
         core.init_env();
+        let policy = core.read_policy().ok();
+        let (mode, warnings) = mode_at_start(given, policy.as_deref(), &core.settings);
+        for w in warnings {
+            core.write(Channel::Debug, w);
+        }
+        core.facts.mode = mode;
         core
     }
 
@@ -125,6 +137,16 @@ impl SessionCore {
         }
         if let Some(Value::Object(vars)) = merged.get("env") {
             for (k, v) in vars {
+                if let Some(why) = not_a_variable(k) {
+                    self.write(
+                        Channel::Debug,
+                        format!(
+                            "settings env warning: \"{}\" is no variable name ({why}); it was left out of the session's environment",
+                            escaped(k)
+                        ),
+                    );
+                    continue;
+                }
                 if let Some(s) = v.as_str() {
                     env.insert(k.clone(), s.to_owned());
                 }
@@ -399,17 +421,25 @@ impl SessionCore {
             classic::CLASSIC_PRE_TOOL_USE => self.classic_pre_tool_use(e),
             names::SETTINGS_READ => self.settings_read(e),
             names::ENV_SET => {
-                let name = e.str_field("name").unwrap_or_default().to_owned();
+                let Some(name) = e.str_field("name") else {
+                    return Ok(json!({ "deny": NO_VARIABLE_NAME }));
+                };
+                if let Some(refusal) = not_a_variable_refusal(name) {
+                    return Ok(json!({ "deny": refusal }));
+                }
                 let mut env = lock(&self.env);
                 match e.fields.get("value").and_then(Value::as_str) {
-                    Some(v) => env.insert(name, v.to_owned()),
-                    None => env.remove(&name),
+                    Some(v) => env.insert(name.to_owned(), v.to_owned()),
+                    None => env.remove(name),
                 };
                 Ok(json!({}))
             }
             names::ENV_GET => {
-                let name = e.str_field("name").unwrap_or_default();
-                Ok(json!({ "value": lock(&self.env).get(name) }))
+                let value = e
+                    .str_field("name")
+                    .filter(|name| not_a_variable(name).is_none())
+                    .and_then(|name| lock(&self.env).get(name).cloned());
+                Ok(json!({ "value": value }))
             }
             names::TOOL_REGISTER => {
                 let full = fnhooks::registered_tool_name(
@@ -439,6 +469,47 @@ impl SessionCore {
             _ => Ok(e.to_value()),
         }
     }
+}
+
+/// The `env.set` refusal when the event names no variable at all (`name` missing or
+/// not a string): nothing is set or unset (SPEC §3.8 **\[decision\]**).
+pub const NO_VARIABLE_NAME: &str =
+    "env.set names no variable (its name is missing or not a string); nothing was set or unset";
+
+/// Why `name` is no variable name, if it is not one: a name that is empty or holds `=`
+/// or NUL names no variable, so the core refuses to set or unset it for every caller
+/// and `env.get` answers `{value: null}` (SPEC §3.8 **\[decision\]**). `None`: a name.
+#[must_use]
+pub fn not_a_variable(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("a name may not be empty")
+    } else if name.contains('=') {
+        Some("a name may not hold \"=\"")
+    } else if name.contains('\0') {
+        Some("a name may not hold NUL")
+    } else {
+        None
+    }
+}
+
+/// The core's `env.set` refusal of a name that is no variable name
+/// ([`not_a_variable`]), the name escaped as Rust's `char::escape_debug` escapes it:
+/// `"<name>" is no variable name (<why>); nothing was set or unset`. `None`: a name
+/// (SPEC §3.8 **\[decision\]**, §3.6.1 on escaping).
+#[must_use]
+pub fn not_a_variable_refusal(name: &str) -> Option<String> {
+    not_a_variable(name).map(|why| {
+        format!(
+            "\"{}\" is no variable name ({why}); nothing was set or unset",
+            escaped(name)
+        )
+    })
+}
+
+/// `s` escaped as Rust's `char::escape_debug` escapes each of its characters, so a
+/// supplied string cannot forge an engine line (SPEC §3.6.1 **\[decision\]**).
+pub(crate) fn escaped(s: &str) -> String {
+    s.chars().flat_map(char::escape_debug).collect()
 }
 
 fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {
@@ -507,7 +578,7 @@ impl CheckPlan {
             }
             rewrites.insert(self.tool_use_id.clone(), updated.clone());
         }
-        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts).to_value())
+        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts, &self.tool).to_value())
     }
 }
 

@@ -31,15 +31,18 @@
 #![forbid(unsafe_code)]
 
 mod core;
+mod mode;
 mod settings;
 
-pub use crate::core::{LogLine, SessionCore};
+pub use crate::core::{
+    not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
+};
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
 use fnhooks::{
     names, Answer, Decision, Engine, Event, Origin, Plugin, PluginInfo, Tier, TraceEntry, Verdict,
 };
-use permissions::SessionFacts;
+use permissions::{Mode, SessionFacts};
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -53,7 +56,14 @@ pub struct SessionConfig {
     pub managed: ManagedLocation,
     /// The other settings sources: user, project, local, flag.
     pub settings: SettingsInputs,
-    /// Mode, loop, host, interactive, working and home folders (SPEC §4).
+    /// The mode the session was given (`--permission-mode`, a scenario's
+    /// `session.mode`); `None`: none given, so the session starts in the `defaultMode`
+    /// of the highest-precedence settings source that sets one, else `default` (SPEC §4
+    /// "Mode at start" **\[decision\]**).
+    pub mode: Option<Mode>,
+    /// Loop, host, interactive, working and home folders (SPEC §4). Its `mode` is not
+    /// read: the session starts in the mode [`SessionConfig::mode`] and the settings
+    /// resolve to ([`Session::start`]), which [`SessionCore::facts`] then holds.
     pub facts: SessionFacts,
     /// The engine's per-hook timeout (SPEC §1.1: 10 s by default).
     pub hook_timeout: Duration,
@@ -69,7 +79,7 @@ pub struct SessionConfig {
 
 impl SessionConfig {
     /// A session reading the managed policy from `managed_folder`, with the defaults of
-    /// `SCENARIOS.md` (default mode, main loop, no host, interactive, cwd
+    /// `SCENARIOS.md` (no mode given, main loop, no host, interactive, cwd
     /// `/home/dev/repo`, home `/home/dev`), the engine's 10 s hook timeout, and the
     /// security default seated as the engine would seat it.
     #[must_use]
@@ -77,6 +87,7 @@ impl SessionConfig {
         SessionConfig {
             managed: ManagedLocation::Explicit(managed_folder.to_path_buf()),
             settings: SettingsInputs::default(),
+            mode: None,
             facts: SessionFacts::new("/home/dev/repo", "/home/dev"),
             hook_timeout: fnhooks::DEFAULT_HOOK_TIMEOUT,
             tools: Vec::new(),
@@ -129,7 +140,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Session {
     /// Starts a session: reads the policy once (writing its salvage warnings to the
-    /// debug log), seats the security default where SPEC §2.3 says, then admits every
+    /// debug log), settles the mode at start (SPEC §4 "Mode at start": the mode given,
+    /// else a settings source's `defaultMode`, else `default`; a refused
+    /// `bypassPermissions` starts as `default` with a warning on the debug log), seats
+    /// the security default where SPEC §2.3 says, then admits every
     /// listed plugin through `plugin.register`, seating those admitted: first the
     /// `prepend`, `append` and `builtin` modules in chain order, then the person's
     /// (`user`) modules in chain order, so that no person's hook is asked about the
@@ -155,6 +169,7 @@ impl Session {
             memo,
             config.settings.clone(),
             config.facts.clone(),
+            config.mode,
             config.tools.clone(),
         ));
         let engine = Engine::new(

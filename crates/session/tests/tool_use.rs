@@ -38,9 +38,9 @@ fn start_seated(
     .unwrap();
     let cwd = tempfile::tempdir().unwrap();
     let mut facts = SessionFacts::new(cwd.path(), "/home/dev");
-    facts.mode = mode;
     facts.host = host;
     let config = SessionConfig {
+        mode: Some(mode),
         settings: SettingsInputs {
             user: SettingsInput::Value(user),
             ..SettingsInputs::default()
