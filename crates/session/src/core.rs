@@ -2,7 +2,9 @@
 
 use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
-use fnhooks::{names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict};
+use fnhooks::{
+    escaped, names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict,
+};
 use futures::future::BoxFuture;
 use permissions::classic::{self, ClassicHooks, HookAnswer, RunResult};
 use permissions::{Mode, Question, RuleSet, SessionFacts, SettingsSource};
@@ -504,12 +506,6 @@ pub fn not_a_variable_refusal(name: &str) -> Option<String> {
             escaped(name)
         )
     })
-}
-
-/// `s` escaped as Rust's `char::escape_debug` escapes each of its characters, so a
-/// supplied string cannot forge an engine line (SPEC §3.6.1 **\[decision\]**).
-pub(crate) fn escaped(s: &str) -> String {
-    s.chars().flat_map(char::escape_debug).collect()
 }
 
 fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {

@@ -1,7 +1,7 @@
 //! The mode a session starts in (SPEC §4 "Mode at start" **\[decision\]**).
 
-use crate::core::escaped;
 use crate::settings::{SettingsInput, SettingsInputs};
+use fnhooks::escaped;
 use permissions::{Mode, SettingsSource};
 use policy::Policy;
 use serde_json::{Map, Value};

@@ -19,6 +19,7 @@ fn plugin(id: &str, tier: Tier) -> Plugin {
         name: id.split('@').next().unwrap().into(),
         tier,
         worker: None,
+        source: None,
     })
 }
 
