@@ -50,6 +50,7 @@ use crate::{decide, Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use fnhooks::{Decision, Verdict};
 use regex_automata::meta::Regex;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::{Read, Write};
@@ -403,11 +404,19 @@ impl ClassicHooks {
 
     /// Runs the `PreToolUse` hooks that match the call described by `input` (the
     /// classic hook's JSON input, [`pre_tool_use_input`]; `tool`/`input` are read as
-    /// `tool_name`/`tool_input` when those are missing) and combines their answers.
+    /// `tool_name`/`tool_input` when those are missing) and combines their answers. Each
+    /// hook's process gets the host process's environment overlaid with `env`, the
+    /// session's environment (SPEC §3.8: the programs the engine starts see the pinned
+    /// variables as the session holds them), then `CLAUDE_PROJECT_DIR`.
     ///
-    /// SPEC §4 "Classic hooks".
+    /// SPEC §4 "Classic hooks", §3.8.
     #[must_use]
-    pub fn run_pre_tool_use(&self, input: &Value, facts: &SessionFacts) -> Combined {
+    pub fn run_pre_tool_use(
+        &self,
+        input: &Value,
+        facts: &SessionFacts,
+        env: &BTreeMap<String, String>,
+    ) -> Combined {
         let stdin = normalize_input(input, facts);
         let tool = stdin
             .get("tool_name")
@@ -424,7 +433,7 @@ impl ClassicHooks {
                 .iter()
                 .map(|h| {
                     let bytes = &bytes;
-                    s.spawn(move || run_handler(h, bytes, cwd))
+                    s.spawn(move || run_handler(h, bytes, cwd, env))
                 })
                 .collect();
             jobs.into_iter()
@@ -974,7 +983,7 @@ struct Execution {
     timed_out: bool,
 }
 
-fn run_handler(h: &Handler, stdin: &[u8], cwd: &Path) -> HookRun {
+fn run_handler(h: &Handler, stdin: &[u8], cwd: &Path, env: &BTreeMap<String, String>) -> HookRun {
     let result = match &h.kind {
         HandlerKind::Unrunnable(why) => RunResult::Failed(why.clone()),
         HandlerKind::Command { command, args } => {
@@ -993,6 +1002,7 @@ fn run_handler(h: &Handler, stdin: &[u8], cwd: &Path) -> HookRun {
             if cwd.is_dir() {
                 cmd.current_dir(cwd);
             }
+            cmd.envs(env);
             cmd.env("CLAUDE_PROJECT_DIR", cwd);
             if h.is_async {
                 let stdin = stdin.to_vec();
@@ -1215,7 +1225,7 @@ mod tests {
         let (hooks, _) = ClassicHooks::from_sources(sources);
         let f = facts();
         let stdin = pre_tool_use_input("s1", "", &f, tool, &input, "t1");
-        hooks.run_pre_tool_use(&stdin, &f)
+        hooks.run_pre_tool_use(&stdin, &f, &BTreeMap::new())
     }
 
     fn one(source: SettingsSource, handler: Value) -> Combined {

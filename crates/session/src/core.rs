@@ -341,7 +341,8 @@ impl SessionCore {
     /// log (a managed hook's denies, a person's is dropped).
     fn classic_pre_tool_use(&self, e: &Event) -> Answer {
         let (_, hooks) = self.judge_and_hooks();
-        let combined = hooks.run_pre_tool_use(&e.to_value(), &self.facts);
+        let env = lock(&self.env).clone();
+        let combined = hooks.run_pre_tool_use(&e.to_value(), &self.facts, &env);
         for run in &combined.runs {
             if let RunResult::Failed(why) = &run.result {
                 let h = &run.handler;

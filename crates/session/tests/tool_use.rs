@@ -469,3 +469,26 @@ fn a_classic_hook_runs_once_per_tool_call_though_the_check_is_re_run_past_the_us
     let ran = std::fs::read_to_string(&log).unwrap();
     assert_eq!(ran.lines().count(), 2);
 }
+
+#[test]
+fn a_classic_hook_sees_the_sessions_environment_over_the_host_processes() {
+    // SPEC §3.8: the programs the engine starts get the host process's environment
+    // overlaid with the session environment (managed env winning).
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("seen");
+    let hook = format!(
+        "printf '%s|%s' \"$ACME_PROXY\" \"$PATH\" > '{}'; exit 0",
+        file.display()
+    );
+    let mut policy = user_hook(&hook);
+    policy["env"] = json!({"ACME_PROXY": "http://proxy.acme:3128"});
+    let s = start(policy, json!({}), Mode::Default, Host::None, Vec::new());
+    bash(&s.session, "make");
+    let seen = std::fs::read_to_string(&file).unwrap();
+    let (proxy, path) = seen.split_once('|').unwrap();
+    assert_eq!(proxy, "http://proxy.acme:3128");
+    assert!(
+        !path.is_empty(),
+        "the host's PATH is kept under the overlay"
+    );
+}
