@@ -101,7 +101,8 @@ pub enum HookRunner {
     },
 }
 
-/// The reason every command handler gives under [`HookRunner::NotRun`].
+/// The reason every command handler gives under [`HookRunner::NotRun`] (SPEC §4
+/// "Classic hooks"; issue #8 item 3).
 pub const NOT_RUN_REASON: &str = "its command was not run (hooks are not run unless asked)";
 
 /// The most a hook's stdout or stderr is kept (the rest is read and dropped).
