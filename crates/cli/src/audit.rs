@@ -284,12 +284,12 @@ impl AuditReport {
                 .matcher
                 .as_deref()
                 .map_or_else(|| "no matcher".to_owned(), |m| format!("matcher {m:?}"));
-            let what = format!(
-                "{} [{matcher}] `{}` ({} {})",
-                h.event, h.command, h.file, h.pointer
-            );
-            for l in wrap(&what, WIDTH - 2, "  ") {
+            let what = format!("{} [{matcher}] `{}`", h.event, h.command);
+            for l in wrap(&what, WIDTH - 2, "    ") {
                 out.push(format!("  {l}"));
+            }
+            for l in wrap(&format!("at {} {}", h.file, h.pointer), WIDTH - 4, "  ") {
+                out.push(format!("    {l}"));
             }
             let list = h.attacks.join(", ");
             let about = if h.event != PRE_TOOL_USE {

@@ -281,7 +281,7 @@ fn audit_never_runs_the_policys_hooks_unless_asked_and_then_only_in_a_scratch_fo
     assert!(stdout.contains("ran in "), "{stdout}");
     let text = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.len() >= 3 && lines.len() % 3 == 0, "{text}");
+    assert!(lines.len() >= 3 && lines.len().is_multiple_of(3), "{text}");
     let tmp = tmp.canonicalize().unwrap();
     for run in lines.chunks(3) {
         let (pwd, hook_home, names) = (Path::new(run[0]), Path::new(run[1]), run[2]);
