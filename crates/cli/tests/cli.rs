@@ -501,3 +501,43 @@ fn with_no_managed_folder_audit_and_policy_show_read_the_same_thing_and_say_so_f
     assert_eq!(audit.lines().next(), show.lines().next());
     assert!(show.contains("permission rules: "), "{show}");
 }
+
+#[test]
+fn test_prints_each_scenarios_line_as_it_finishes() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("two.json");
+    std::fs::write(
+        &f,
+        r#"{"scenarios": [
+            {"name": "quick", "steps": [{"raise": "tool.check",
+                "event": {"tool": "Read", "input": {"file_path": "/x"}, "tool_use_id": "t"}}]},
+            {"name": "slow", "session": {"hook_timeout_ms": 1500},
+             "plugins": [{"id": "slow@community", "tier": "user",
+                          "hooks": [{"on": "tool.check", "do": "hang"}]}],
+             "steps": [{"raise": "tool.check",
+                "event": {"tool": "Read", "input": {"file_path": "/x"}, "tool_use_id": "t"}}]}
+        ]}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sec-default"))
+        .args(["test", f.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    let seen = std::time::Instant::now();
+    assert!(first.starts_with("pass  quick"), "{first}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(rest.contains("pass  slow"), "{rest}");
+    assert_eq!(status.code(), Some(0), "{rest}");
+    // The first line came before the slow scenario's 1.5 s had passed.
+    assert!(
+        seen.elapsed() >= std::time::Duration::from_millis(1000),
+        "the first line was printed only at the end"
+    );
+}
