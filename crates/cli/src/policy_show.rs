@@ -26,6 +26,15 @@ pub fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
     } else {
         None
     };
+    if let Some(dir) = managed.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        // As `audit` and `test` read it: a --managed that names a file is bad input.
+        let err = CliError::new(
+            Some(dir),
+            "the managed folder given is not a folder",
+            EXIT_BAD_INPUT,
+        );
+        return out::fail("policy show", &err, json);
+    }
     let (location, kind) = match (&temp, managed) {
         (Some(t), _) => (
             ManagedLocation::Explicit(t.path().to_path_buf()),

@@ -92,6 +92,23 @@ fn a_managed_folder_that_does_not_exist_is_bad_input_for_every_command() {
 }
 
 #[test]
+fn a_managed_folder_that_is_a_file_is_bad_input_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("managed-settings.json");
+    std::fs::write(&file, "{}").unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        &["policy", "show", "--managed", file][..],
+        &["audit", "--managed", file][..],
+        &["test", "--managed", file, "examples/scenarios/rows"][..],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(file), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
 fn a_managed_policy_that_cannot_be_read_exits_3_naming_the_file_and_position() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
