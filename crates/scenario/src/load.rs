@@ -68,19 +68,27 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
 /// operators, a `$dir` that does not exist, duplicate plugin ids, a listed
 /// `cc-plugin-sec-default@builtin`.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedScenario>, FormatError> {
-    let text = fs::read_to_string(path).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            FormatError::NotFound {
-                path: path.to_path_buf(),
-            }
-        } else {
-            FormatError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        }
+    // Bounded and non-blocking, as every file the project reads (SPEC §2.1): a FIFO or a
+    // device named like a scenario is refused, never read.
+    let io = |source: std::io::Error| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = policy::json::read_bounded(path).map_err(|e| match e {
+        policy::json::BoundedReadError::NotFound => FormatError::NotFound {
+            path: path.to_path_buf(),
+        },
+        policy::json::BoundedReadError::Io(source) => io(source),
+        other => io(std::io::Error::other(other.to_string())),
     })?;
-    load_str(path, &text)
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        ))
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    load_str(path, text)
 }
 
 /// Loads every scenario of a file's text; `file` is used for messages and to resolve

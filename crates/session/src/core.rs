@@ -233,7 +233,10 @@ impl SessionCore {
         let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
         let (rules, warnings) = RuleSet::from_sources(&refs);
         for w in warnings {
-            self.write(Channel::Debug, format!("permission rule warning: {w}"));
+            self.write(
+                Channel::Debug,
+                format!("permission rule warning: {}", rule_warning_line(policy, &w)),
+            );
         }
         let (hooks, warnings) = ClassicHooks::from_sources(&refs);
         for w in warnings {
@@ -507,6 +510,26 @@ pub fn not_a_variable_refusal(name: &str) -> Option<String> {
             escaped(name)
         )
     })
+}
+
+/// A rule warning as the debug log writes it: a managed rule is named by the file that
+/// gives it (a drop-in, where it comes from one), its line and its own pointer there
+/// (SPEC §2.1); other sources' rules by source and pointer.
+#[must_use]
+pub fn rule_warning_line(policy: &Policy, w: &permissions::RuleWarning) -> String {
+    match (w.source, policy.rule_origin(&w.pointer, &w.rule)) {
+        (SettingsSource::Policy, Some(origin)) => {
+            let line = origin.line.map(|l| format!(":{l}")).unwrap_or_default();
+            format!(
+                "{}{line}: {}: {:?}: {}",
+                origin.file.display(),
+                origin.pointer,
+                w.rule,
+                w.reason
+            )
+        }
+        _ => w.to_string(),
+    }
 }
 
 fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {
