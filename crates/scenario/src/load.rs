@@ -54,6 +54,19 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// The events whose core answer the engine always computes (SCENARIOS.md "Events"): a
+/// step's `core` is bad input there.
+const COMPUTED: &[&str] = &[
+    "tool.check",
+    "tool.use",
+    "settings.read",
+    "tool.list",
+    "plugin.register",
+    "env.get",
+    "env.set",
+    "tool.register",
+];
+
 /// Loads every scenario of one file.
 ///
 /// The file holds one scenario object, or `{"scenarios": [...]}` (an object with a
@@ -220,6 +233,17 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
     }
     for (i, step) in scenario.steps.iter().enumerate() {
         if let crate::format::Step::Raise(r) = step {
+            // SCENARIOS.md: these are always computed by the engine; a `core` there would
+            // let a scenario pass while proving nothing.
+            if r.core.is_some() && COMPUTED.contains(&r.raise.as_str()) {
+                return Err(invalid(
+                    format!("{base}/steps/{i}/core"),
+                    format!(
+                        "{} is always computed by the engine: `core` cannot stand in for its answer",
+                        r.raise
+                    ),
+                ));
+            }
             if r.raise != "tool.use" && !fnhooks::names::is_catalogued(&r.raise) {
                 return Err(invalid(
                     format!("{base}/steps/{i}/raise"),

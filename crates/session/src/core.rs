@@ -173,7 +173,7 @@ impl SessionCore {
             for w in &policy.warnings {
                 log.push(LogLine {
                     channel: Channel::Debug,
-                    text: format!("managed settings warning: {w}"),
+                    text: fnhooks::escaped_line(&format!("managed settings warning: {w}")),
                 });
             }
         }
@@ -235,12 +235,18 @@ impl SessionCore {
         for w in warnings {
             self.write(
                 Channel::Debug,
-                format!("permission rule warning: {}", rule_warning_line(policy, &w)),
+                fnhooks::escaped_line(&format!(
+                    "permission rule warning: {}",
+                    rule_warning_line(policy, &w)
+                )),
             );
         }
         let (hooks, warnings) = ClassicHooks::from_sources(&refs);
         for w in warnings {
-            self.write(Channel::Debug, format!("classic hook warning: {w}"));
+            self.write(
+                Channel::Debug,
+                fnhooks::escaped_line(&format!("classic hook warning: {w}")),
+            );
         }
         let rules = Arc::new(rules);
         let hooks = Arc::new(hooks);
@@ -357,11 +363,12 @@ impl SessionCore {
                 self.write(
                     Channel::Debug,
                     format!(
-                        "classic {} hook `{}` of {} settings ({}) failed: {why}; {then}",
+                        "classic {} hook `{}` of {} settings ({}) failed: {}; {then}",
                         h.event,
-                        h.name(),
+                        fnhooks::escaped_line(&h.name()),
                         h.source,
-                        h.pointer
+                        fnhooks::escaped_line(&h.pointer),
+                        fnhooks::escaped_line(why),
                     ),
                 );
             }
