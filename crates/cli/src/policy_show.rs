@@ -101,8 +101,12 @@ pub struct SourceView {
 /// One warning: the file, the JSON pointer within it, and the reason (SPEC §2.1).
 #[derive(Debug, Serialize)]
 pub struct WarningView {
-    /// The file, relative to the managed folder (or the merged settings, for rules).
+    /// The file, relative to the managed folder (for a rule: the file that gives it, a
+    /// drop-in where it comes from one).
     pub file: String,
+    /// The 1-based line within it, where the read could tell it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// The JSON pointer within it.
     pub pointer: String,
     /// Why the entry was dropped or changed.
@@ -189,15 +193,29 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
         .iter()
         .map(|w| WarningView {
             file: rel(&w.file),
+            line: w.line,
             pointer: w.pointer.clone(),
             reason: w.reason.clone(),
         })
         .collect();
-    warnings.extend(rule_warnings.iter().map(|w| WarningView {
-        file: "managed settings (merged)".to_owned(),
-        pointer: w.pointer.clone(),
-        reason: format!("{}: {}", w.rule, w.reason),
-    }));
+    warnings.extend(
+        rule_warnings
+            .iter()
+            .map(|w| match p.rule_origin(&w.pointer, &w.rule) {
+                Some(origin) => WarningView {
+                    file: rel(&origin.file),
+                    line: origin.line,
+                    pointer: origin.pointer.clone(),
+                    reason: format!("{}: {}", w.rule, w.reason),
+                },
+                None => WarningView {
+                    file: "managed settings (merged)".to_owned(),
+                    line: None,
+                    pointer: w.pointer.clone(),
+                    reason: format!("{}: {}", w.rule, w.reason),
+                },
+            }),
+    );
     PolicyView {
         source: {
             let kind = match location {
@@ -320,7 +338,8 @@ pub fn render(v: &PolicyView) -> String {
         } else {
             w.pointer.as_str()
         };
-        let _ = writeln!(s, "  {}: {pointer}: {}", w.file, w.reason);
+        let line = w.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let _ = writeln!(s, "  {}{line}: {pointer}: {}", w.file, w.reason);
     }
     let _ = writeln!(
         s,

@@ -206,8 +206,15 @@ fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
     for e in entries {
         if let (Some(last), Some(b)) = (out.last_mut(), e.batch) {
             if last.batch == Some(b) {
+                // A member is the same member only by name *and* pinned tier: a person's
+                // plugin that takes an organization's plugin's name keeps its own tier.
                 for (p, t) in e.plugins.iter().zip(&e.member_tiers) {
-                    if !last.plugins.contains(p) {
+                    let seen = last
+                        .plugins
+                        .iter()
+                        .zip(&last.member_tiers)
+                        .any(|(lp, lt)| lp == p && lt == t);
+                    if !seen {
                         last.plugins.push(p.clone());
                         last.member_tiers.push(*t);
                     }

@@ -124,10 +124,12 @@ pub struct Provider {
 
 impl Provider {
     /// The pinned `provider` of an event (`tool.describe`, `command.describe`,
-    /// `agent.offer`, `agent.spawn`), if it has one of this shape.
+    /// `agent.offer`, `agent.spawn`), if it is an object of this shape (an array or any
+    /// other value is none: SPEC §3.3, provenance fails closed).
     #[must_use]
     pub fn of(event: &Event) -> Option<Provider> {
-        serde_json::from_value(event.fields.get("provider")?.clone()).ok()
+        let provider = event.fields.get("provider").filter(|p| p.is_object())?;
+        serde_json::from_value(provider.clone()).ok()
     }
 }
 

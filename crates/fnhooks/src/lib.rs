@@ -53,7 +53,7 @@ pub use chain::{
     answer_to_json, Answer, ChainError, Channel, Core, Cx, Engine, Next, TraceEntry,
     DEFAULT_HOOK_TIMEOUT,
 };
-pub use escape::escaped;
+pub use escape::{escaped, escaped_line};
 pub use event::{
     answer_shape_ok, keeps_pins, names, pinned_fields, restore_pins, Event, FailureKind,
     HookFailure, Origin,

@@ -24,16 +24,19 @@
 //! | `permission_rule` | [`permission_rule`] |
 //! | `shell_split` | [`shell_split`] |
 //! | `fold` | [`fold`] |
+//! | `json_positions` | [`json_positions`] |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod fold_target;
+mod json_target;
 mod rules;
 mod scenario_target;
 mod settings;
 mod shell;
 
 pub use fold_target::fold;
+pub use json_target::json_positions;
 pub use rules::permission_rule;
 pub use scenario_target::{scenario_file, SCENARIO_FILE};
 pub use settings::{managed_mcp, managed_settings, SEPARATOR};
@@ -58,6 +61,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("permission_rule", permission_rule),
     ("shell_split", shell_split),
     ("fold", fold),
+    ("json_positions", json_positions),
 ];
 
 /// `text` for a finding's message: debug-quoted, cut to 400 characters.

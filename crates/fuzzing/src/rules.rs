@@ -81,13 +81,28 @@ pub fn permission_rule(data: &[u8]) -> Outcome {
         );
     }
 
-    // The rule as a managed deny rule alone: never silently inert.
+    // The rule as a managed deny rule alone: never silently inert. A string that names
+    // no tool is no rule (SPEC §4 [decision, revised]): dropped, but never in silence.
     let policy = json!({"permissions": {"deny": [rule]}});
     let (rules, warnings) = RuleSet::from_sources(&[(SettingsSource::Policy, &policy)]);
     let kept = rules
         .rules()
         .iter()
         .any(|r| r.behavior == Behavior::Deny && r.text == rule);
+    let names_no_tool = parse_rule(rule, Behavior::Deny).is_err_and(|e| e.tool.is_none());
+    if names_no_tool {
+        if kept
+            || !warnings
+                .iter()
+                .any(|w| w.rule == rule && w.reason.contains("not a rule"))
+        {
+            return Err(format!(
+                "{} names no tool, but it was kept or dropped without a warning",
+                shown(rule)
+            ));
+        }
+        return Ok(());
+    }
     if !kept {
         return Err(format!(
             "the managed deny rule {} is not in the rule set (warnings: {:?})",

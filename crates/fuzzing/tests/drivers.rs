@@ -539,6 +539,27 @@ fn managed_mcp() {
     drive("managed_mcp", fuzzing::managed_mcp, &seeds, strategy);
 }
 
+fn json_positions_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = managed_settings_seeds();
+    seeds.extend(managed_mcp_seeds());
+    seeds.push(b"\xEF\xBB\xBF{\"a\": [1, {\"b\": 2, \"b\": 3}], \"a\": null}".to_vec());
+    seeds.push(b"{\"k\\\"/~\": {\"\\u0061\": 1, \"a\": [[], {}, \"\"]}}".to_vec());
+    dedup(seeds)
+}
+
+#[test]
+fn json_positions() {
+    let seeds = json_positions_seeds();
+    let strategy = prop_oneof![
+        2 => raw_bytes(),
+        3 => json_text(json_value()).boxed(),
+        1 => json_ish_tokens().boxed(),
+        3 => mutated(seeds.clone(), JSON_TOKENS),
+    ]
+    .boxed();
+    drive("json_positions", fuzzing::json_positions, &seeds, strategy);
+}
+
 fn scenario_file_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for root in [shared().join("cases"), examples().join("scenarios")] {
@@ -871,7 +892,7 @@ fn every_target_has_a_regression_folder() {
         let dir = crate_dir().join("tests/regressions").join(name);
         assert!(dir.is_dir(), "missing {}", dir.display());
     }
-    assert_eq!(fuzzing::TARGETS.len(), 6);
+    assert_eq!(fuzzing::TARGETS.len(), 7);
 }
 
 /// Writes each target's real inputs (and its regression seeds) as a seed
@@ -884,13 +905,14 @@ fn export_seeds() {
     let root = std::env::var_os("FUZZ_SEED_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir().join("../../fuzz/corpus"));
-    let all: [(&str, Vec<Vec<u8>>); 6] = [
+    let all: [(&str, Vec<Vec<u8>>); 7] = [
         ("managed_settings", managed_settings_seeds()),
         ("managed_mcp", managed_mcp_seeds()),
         ("scenario_file", scenario_file_seeds()),
         ("permission_rule", permission_rule_seeds()),
         ("shell_split", shell_split_seeds()),
         ("fold", fold_seeds()),
+        ("json_positions", json_positions_seeds()),
     ];
     for (target, mut seeds) in all {
         seeds.extend(regressions(target).into_iter().map(|(_, b)| b));

@@ -49,7 +49,11 @@ fn rules_of(sources: &[(SettingsSource, &Value)]) -> Vec<RefRule> {
                 let spec = match parse_rule(text, behavior) {
                     Ok(spec) => spec,
                     Err(_) if behavior == Behavior::Allow => continue,
-                    Err(e) => RuleSpec::whole(e.tool.unwrap_or_else(ToolPattern::any)),
+                    // SPEC §4 [decision, revised]: a string naming no tool is no rule.
+                    Err(e) => match e.tool {
+                        Some(tool) => RuleSpec::whole(tool),
+                        None => continue,
+                    },
                 };
                 out.push(RefRule {
                     source: *source,

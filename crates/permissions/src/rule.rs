@@ -323,6 +323,8 @@ pub fn parse_rule(text: &str, behavior: Behavior) -> Result<RuleSpec, RuleParseE
             Ok(p) => Ok(Specifier::Path(p)),
             Err(e) => Err(e),
         },
+        // `WebFetch(*)` is bare `WebFetch` (Claude Code 2.1.20; SPEC §4).
+        "WebFetch" if spec.trim() == "*" => Ok(Specifier::Any),
         "WebFetch" => match spec.trim().strip_prefix("domain:") {
             Some(d) if d.trim() == "*" => Ok(Specifier::Any),
             Some(d) if !d.trim().is_empty() => Ok(Specifier::Domain(DomainPattern::new(d))),

@@ -86,10 +86,12 @@ impl RuleSet {
     ///   settings have a top-level `allowManagedPermissionRulesOnly` that is present
     ///   and not `false` (an invalid value keeps its strict reading, SPEC §2.1), only
     ///   policy rules count.
-    /// - A deny or ask rule that does not parse stands for its whole tool (every tool
-    ///   when no tool name can be read); an allow rule that does not parse, or an allow
-    ///   rule with a tool-name glob not after a literal `mcp__<server>__`, is dropped.
-    ///   Each gets a [`RuleWarning`]. A list given as one string is read as one rule.
+    /// - A deny or ask rule that names a tool but does not parse stands for its whole
+    ///   tool; a string that names no tool at all (a comment such as `// block
+    ///   secrets`, prose, an empty string) is not a rule and is dropped, as Claude Code
+    ///   drops it (SPEC §4 **\[decision, revised\]**); an allow rule that does not parse,
+    ///   or an allow rule with a tool-name glob not after a literal `mcp__<server>__`, is
+    ///   dropped. Each gets a [`RuleWarning`]. A list given as one string is read as one rule.
     /// - `permissions.disableBypassPermissionsMode: "disable"` in any source turns
     ///   `bypassPermissions` into `default` for [`crate::decide`];
     ///   `disableAutoMode: "disable"` (top level or in `permissions`) does the same
@@ -316,17 +318,29 @@ impl RuleSet {
                 });
                 return;
             }
-            Err(e) => {
-                let (tool, whole) = match e.tool {
-                    Some(tool) => (tool, "its whole tool"),
-                    None => (ToolPattern::any(), "every tool"),
-                };
+            // SPEC §4 [decision, revised]: a string that names no tool at all (a comment
+            // such as `// block secrets`, prose, an empty string) is not a rule: dropped
+            // with a warning, as Claude Code drops it; it never denies every tool.
+            Err(e) if e.tool.is_none() => {
                 warnings.push(RuleWarning {
                     source,
                     pointer,
                     rule: text.to_owned(),
                     reason: format!(
-                        "{}; this {} rule applies to {whole}",
+                        "{}, so it is not a rule; dropped, as Claude Code drops it",
+                        e.reason
+                    ),
+                });
+                return;
+            }
+            Err(e) => {
+                let tool = e.tool.unwrap_or_else(ToolPattern::any);
+                warnings.push(RuleWarning {
+                    source,
+                    pointer,
+                    rule: text.to_owned(),
+                    reason: format!(
+                        "{}; this {} rule applies to its whole tool",
                         e.reason,
                         behavior.as_str()
                     ),
@@ -536,15 +550,19 @@ mod tests {
     fn unparseable_rules() {
         let s = json!({"permissions": {"deny": ["Read([)", "(bad"], "ask": ["Bash("], "allow": ["Read([)", "*"]}});
         let (set, w) = RuleSet::from_sources(&[(SettingsSource::Policy, &s)]);
-        assert_eq!(set.counts(), (2, 1, 0));
+        assert_eq!(
+            set.counts(),
+            (1, 1, 0),
+            "\"(bad\" names no tool: not a rule"
+        );
         assert_eq!(w.len(), 5);
         assert_eq!(
             w.first().map(|w| w.pointer.as_str()),
             Some("/permissions/deny/0")
         );
-        assert!(w
-            .iter()
-            .any(|w| w.reason.ends_with("applies to every tool")));
+        assert!(w.iter().any(|w| w
+            .reason
+            .ends_with("not a rule; dropped, as Claude Code drops it")));
         assert!(w.iter().any(|w| w.reason.ends_with("dropped")));
         assert!(set
             .rules()

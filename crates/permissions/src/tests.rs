@@ -429,12 +429,23 @@ fn unparseable_rules_are_never_inert() {
     let v = ask(&r, "WebFetch", json!({"url": "https://ok.com"}), &facts());
     assert_eq!(d(&v), (Decision::Deny, Some("WebFetch(https://x.com)")));
     assert_eq!(d(&bash(&r, "ls")), (Decision::Ask, Some("Bash(")));
-    // A deny rule with no readable tool name denies every tool.
-    let r = policy(json!({"deny": ["(oops"]}));
-    assert_eq!(
-        d(&ask(&r, "Glob", json!({"pattern": "*"}), &facts())),
-        (Decision::Deny, Some("(oops"))
-    );
+    // SPEC §4 [decision, revised]: a string that names no tool is not a rule: dropped,
+    // it never denies every tool (a comment in a deny list, prose, an empty string).
+    for not_a_rule in ["(oops", "// block secrets", "block every secret", "", "   "] {
+        let r = policy(json!({"deny": [not_a_rule], "ask": [not_a_rule]}));
+        assert_eq!(
+            d(&ask(&r, "Glob", json!({"pattern": "*"}), &facts())),
+            (Decision::Allow, None),
+            "{not_a_rule:?}"
+        );
+    }
+    // WebFetch(*) is bare WebFetch (Claude Code 2.1.20), in every list.
+    let r = policy(json!({"deny": ["WebFetch(*)"]}));
+    let v = ask(&r, "WebFetch", json!({"url": "https://ok.com"}), &facts());
+    assert_eq!(d(&v), (Decision::Deny, Some("WebFetch(*)")));
+    let r = policy(json!({"allow": ["WebFetch(*)"]}));
+    let v = ask(&r, "WebFetch", json!({"url": "https://ok.com"}), &facts());
+    assert_eq!(d(&v), (Decision::Allow, Some("WebFetch(*)")));
 }
 
 // ---------------------------------------------------------------- precedence

@@ -91,14 +91,17 @@ impl PolicyError {
 /// resolved: where (file and RFC 6901 JSON pointer *within that file*) and
 /// why.
 ///
-/// Displayed as `<file>: <pointer>: <reason>` (or `<file>: <reason>` when the
-/// pointer is the whole file, `""`).
+/// Displayed as `<file>:<line>: <pointer>: <reason>` (the line where the read could
+/// tell it; `<file>: <reason>` when the pointer is the whole file, `""`).
 ///
 /// SPEC §2.1 "Entries that parse but break the schema"
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
     /// The managed file the entry is in.
     pub file: PathBuf,
+    /// The 1-based line of the entry in `file`, where the read could tell it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// RFC 6901 pointer to the entry within `file` (`""` = the whole file).
     pub pointer: String,
     /// What was wrong and what the read did about it.
@@ -107,16 +110,14 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
         if self.pointer.is_empty() {
-            write!(f, "{}: {}", self.file.display(), self.reason)
+            write!(f, ": {}", self.reason)
         } else {
-            write!(
-                f,
-                "{}: {}: {}",
-                self.file.display(),
-                self.pointer,
-                self.reason
-            )
+            write!(f, ": {}: {}", self.pointer, self.reason)
         }
     }
 }

@@ -87,6 +87,7 @@
 
 mod error;
 mod ids;
+pub mod json;
 mod location;
 mod managed;
 mod memo;
@@ -100,7 +101,7 @@ pub use ids::{id_key, ids_equal, PluginId, SEC_DEFAULT_ID};
 pub use location::{platform_folder, ManagedLocation};
 pub use managed::{EnabledPlugin, ManagedSettings, SecDefaultOptions};
 pub use memo::{Clock, FakeClock, MemoRead, PolicyMemo, SystemClock, POLICY_MEMO_MS};
-pub use read::{read_policy, Policy, DROP_IN_DIR, MCP_FILE, SETTINGS_FILE};
+pub use read::{read_policy, Policy, RuleOrigin, DROP_IN_DIR, MCP_FILE, SETTINGS_FILE};
 
 /// The keys a read adds to the managed settings object.
 ///

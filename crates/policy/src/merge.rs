@@ -83,6 +83,7 @@ impl Merger<'_> {
                 if self.warn_conflicts && discriminant(existing) != discriminant(&later) {
                     self.warnings.push(Warning {
                         file: self.file.to_path_buf(),
+                        line: None,
                         pointer: at.to_owned(),
                         reason: format!(
                             "{} here, {} in an earlier managed file; this file's value wins",

@@ -1,11 +1,13 @@
 //! One read of the managed folder (SPEC §2.1).
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::json::{self, BoundedReadError, JsonDoc};
 use crate::managed::ManagedSettings;
 use crate::merge::merge_file;
 use crate::salvage::{
@@ -51,6 +53,24 @@ pub struct Policy {
     pub warnings: Vec<Warning>,
     /// The files found present, in merge order (`managed-mcp.json` last).
     pub sources: Vec<SourceFile>,
+    /// Where each permission rule of the merged settings is written: (list, rule text)
+    /// -> the file that first gives it, its pointer there and its line (SPEC §2.1: the
+    /// merge concatenates the lists, so a merged pointer names no file).
+    #[serde(skip)]
+    pub rule_origins: HashMap<(String, String), RuleOrigin>,
+}
+
+/// Where a permission rule of the merged managed settings is written.
+///
+/// SPEC §2.1, §4
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleOrigin {
+    /// The managed file (the base file or a drop-in) that first gives the rule.
+    pub file: PathBuf,
+    /// The rule's JSON pointer within that file (`/permissions/deny/2`).
+    pub pointer: String,
+    /// Its 1-based line there.
+    pub line: Option<usize>,
 }
 
 impl Policy {
@@ -63,7 +83,22 @@ impl Policy {
             settings: Map::new(),
             warnings: Vec::new(),
             sources: Vec::new(),
+            rule_origins: HashMap::new(),
         }
+    }
+
+    /// Where the permission rule at `pointer` of the merged settings
+    /// (`/permissions/<list>/<index>`) with text `rule` is written: the file that
+    /// first gives it (a drop-in, where it comes from one), its own pointer and line.
+    ///
+    /// Takes the merged pointer and the rule's text; returns `None` for a pointer
+    /// outside the permission lists or a rule no file gives.
+    ///
+    /// SPEC §2.1, §4
+    #[must_use]
+    pub fn rule_origin(&self, pointer: &str, rule: &str) -> Option<&RuleOrigin> {
+        let list = pointer.strip_prefix("/permissions/")?.split('/').next()?;
+        self.rule_origins.get(&(list.to_owned(), rule.to_owned()))
     }
 
     /// The typed view of [`Policy::settings`] ([`ManagedSettings::from_map`]).
@@ -124,6 +159,7 @@ pub fn read_policy(location: &ManagedLocation) -> Result<Policy, PolicyError> {
     let mut settings = Map::new();
     let mut env_dropped: Vec<String> = Vec::new();
     let mut mcp_unreadable = false;
+    let mut rule_origins = HashMap::new();
 
     let mut files = vec![(folder.join(SETTINGS_FILE), SourceKind::Settings)];
     files.extend(
@@ -135,13 +171,17 @@ pub fn read_policy(location: &ManagedLocation) -> Result<Policy, PolicyError> {
         let Some(bytes) = read_optional(&path)? else {
             continue;
         };
-        let object = parse_object(&path, &bytes)?;
+        let (object, doc) = parse_object(&path, &bytes)?;
         sources.push(SourceFile {
             path: path.clone(),
             kind,
         });
+        let first_of_file = warnings.len();
+        warn_of_reading(&path, &doc, &mut warnings);
+        record_rules(&path, &doc, object.get("permissions"), &mut rule_origins);
         let salvaged = salvage_file(&path, object, &mut warnings);
         merge_file(&mut settings, salvaged.settings, &path, &mut warnings);
+        locate(&doc, warnings.get_mut(first_of_file..).unwrap_or_default());
         for name in salvaged.env_dropped {
             if !env_dropped.contains(&name) {
                 env_dropped.push(name);
@@ -187,7 +227,48 @@ pub fn read_policy(location: &ManagedLocation) -> Result<Policy, PolicyError> {
         settings,
         warnings,
         sources,
+        rule_origins,
     })
+}
+
+/// Records where each permission rule of one file is written, unless an earlier file
+/// gave it (the merge keeps the first of duplicates).
+fn record_rules(
+    path: &Path,
+    doc: &JsonDoc,
+    permissions: Option<&Value>,
+    origins: &mut HashMap<(String, String), RuleOrigin>,
+) {
+    let Some(Value::Object(perms)) = permissions else {
+        return;
+    };
+    let mut found: Vec<(String, String, String)> = Vec::new();
+    for list in ["allow", "ask", "deny"] {
+        if let Some(Value::Array(rules)) = perms.get(list) {
+            for (i, rule) in rules.iter().enumerate() {
+                if let Some(text) = rule.as_str() {
+                    let key = (list.to_owned(), text.to_owned());
+                    if !origins.contains_key(&key) {
+                        found.push((
+                            list.to_owned(),
+                            text.to_owned(),
+                            format!("/permissions/{list}/{i}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let pointers: Vec<&str> = found.iter().map(|(_, _, p)| p.as_str()).collect();
+    let lines = doc.positions_of(&pointers);
+    for (list, text, pointer) in found {
+        let line = lines.get(&pointer).map(|p| p.line);
+        origins.entry((list, text)).or_insert(RuleOrigin {
+            file: path.to_path_buf(),
+            pointer,
+            line,
+        });
+    }
 }
 
 fn io_error(path: PathBuf, e: &io::Error) -> PolicyError {
@@ -197,12 +278,56 @@ fn io_error(path: PathBuf, e: &io::Error) -> PolicyError {
     }
 }
 
-/// The file's bytes, `None` when it does not exist.
+/// The file's bytes, `None` when it does not exist. A file that is not a regular file
+/// (a FIFO, a device, a socket, a directory) or is over [`json::MAX_FILE_BYTES`] is
+/// never read: the read fails, naming it and why (SPEC §2.1, fail closed).
 fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, PolicyError> {
-    match fs::read(path) {
+    match json::read_bounded(path) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path.to_path_buf(), &e)),
+        Err(BoundedReadError::NotFound) => Ok(None),
+        Err(e) => Err(PolicyError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// The warnings of the reading itself (SPEC §2.1 **\[decision\]**): a byte-order mark
+/// skipped, and every key given twice in one object (the last is kept, as Claude Code
+/// keeps it; the first one's content is lost on every machine that reads the file).
+fn warn_of_reading(path: &Path, doc: &JsonDoc, warnings: &mut Vec<Warning>) {
+    if doc.bom {
+        warnings.push(Warning {
+            file: path.to_path_buf(),
+            line: Some(1),
+            pointer: String::new(),
+            reason: "a UTF-8 byte-order mark at the start was skipped".to_owned(),
+        });
+    }
+    for dup in &doc.duplicates {
+        warnings.push(Warning {
+            file: path.to_path_buf(),
+            line: Some(dup.last.line),
+            pointer: dup.pointer.clone(),
+            reason: format!(
+                "this key is given twice in one object (line {}, then line {}); the last is kept, and what line {} gives is lost on every machine that reads this file",
+                dup.first.line, dup.last.line, dup.first.line
+            ),
+        });
+    }
+}
+
+/// Fills in the line of every warning about this document that has none, from its
+/// pointer (one pass over the file).
+fn locate(doc: &JsonDoc, warnings: &mut [Warning]) {
+    let wanted: Vec<&str> = warnings
+        .iter()
+        .filter(|w| w.line.is_none())
+        .map(|w| w.pointer.as_str())
+        .collect();
+    let found = doc.positions_of(&wanted);
+    for w in warnings.iter_mut().filter(|w| w.line.is_none()) {
+        w.line = found.get(&w.pointer).map(|p| p.line);
     }
 }
 
@@ -227,28 +352,25 @@ fn drop_ins(dir: &Path) -> Result<Vec<PathBuf>, PolicyError> {
     Ok(names.into_iter().map(|n| dir.join(n)).collect())
 }
 
-/// Parses a managed settings file: JSON whose top level is an object.
-fn parse_object(path: &Path, bytes: &[u8]) -> Result<Map<String, Value>, PolicyError> {
+/// Parses a managed settings file: JSON whose top level is an object, with its
+/// positions kept ([`json::parse`]).
+fn parse_object(path: &Path, bytes: &[u8]) -> Result<(Map<String, Value>, JsonDoc), PolicyError> {
     if bytes.is_empty() {
         return Err(PolicyError::Empty {
             path: path.to_path_buf(),
         });
     }
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err(PolicyError::NotObject {
+    let mut doc = json::parse(bytes).map_err(|e| PolicyError::Json {
+        path: path.to_path_buf(),
+        line: e.at.line,
+        column: e.at.column,
+        message: e.message,
+    })?;
+    match std::mem::take(&mut doc.value) {
+        Value::Object(object) => Ok((object, doc)),
+        _ => Err(PolicyError::NotObject {
             path: path.to_path_buf(),
         }),
-        Err(e) => Err(json_error(path, &e)),
-    }
-}
-
-fn json_error(path: &Path, e: &serde_json::Error) -> PolicyError {
-    PolicyError::Json {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        message: json_message(e),
     }
 }
 
@@ -260,62 +382,81 @@ struct McpRead {
 }
 
 /// Reads `managed-mcp.json`. Absent: nothing. Present but not readable whole
-/// (I/O error, empty, not JSON, not an object, no `mcpServers` object): names
-/// nobody, marked unreadable, one warning. A server whose config is not an
-/// object is still named (config `{}`), with a warning.
+/// (I/O error, not a regular file, over the size cap, empty, not JSON, not an object,
+/// no `mcpServers` object): names nobody, marked unreadable, one warning. A server whose
+/// config is not an object is still named (config `{}`), with a warning. A key given
+/// twice, or a byte-order mark, is warned of as in the settings files.
 fn read_mcp(path: &Path, warnings: &mut Vec<Warning>) -> McpRead {
+    let mut found = Vec::new();
+    let (read, doc) = read_mcp_into(path, &mut found);
+    if let Some(doc) = &doc {
+        locate(doc, &mut found);
+    }
+    warnings.extend(found);
+    read
+}
+
+fn read_mcp_into(path: &Path, found: &mut Vec<Warning>) -> (McpRead, Option<JsonDoc>) {
     let mut warn = |pointer: &str, reason: String| {
-        warnings.push(Warning {
+        found.push(Warning {
             file: path.to_path_buf(),
+            line: None,
             pointer: pointer.to_owned(),
             reason,
         });
     };
     const NOBODY: &str = "it names nobody, and managed MCP servers are marked unreadable";
-    let unreadable = |present| McpRead {
-        present,
+    let unreadable = McpRead {
+        present: true,
         unreadable: true,
         servers: None,
     };
-    let bytes = match fs::read(path) {
+    let bytes = match json::read_bounded(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return McpRead {
+        Err(BoundedReadError::NotFound) => {
+            let absent = McpRead {
                 present: false,
                 unreadable: false,
                 servers: None,
-            }
+            };
+            return (absent, None);
         }
         Err(e) => {
             warn("", format!("cannot be read ({e}); {NOBODY}"));
-            return unreadable(true);
+            return (unreadable, None);
         }
     };
     if bytes.is_empty() {
         warn("", format!("the file is empty (0 bytes); {NOBODY}"));
-        return unreadable(true);
+        return (unreadable, None);
     }
-    let object = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(object)) => object,
-        Ok(other) => {
-            warn(
-                "",
-                format!("expected an object, found {}; {NOBODY}", type_name(&other)),
-            );
-            return unreadable(true);
-        }
+    let doc = match json::parse(&bytes) {
+        Ok(doc) => doc,
         Err(e) => {
             warn(
                 "",
                 format!(
                     "not JSON ({}:{}: {}); {NOBODY}",
-                    e.line(),
-                    e.column(),
-                    json_message(&e)
+                    e.at.line, e.at.column, e.message
                 ),
             );
-            return unreadable(true);
+            return (unreadable, None);
         }
+    };
+    let mut reading = Vec::new();
+    warn_of_reading(path, &doc, &mut reading);
+    for w in reading {
+        warn(&w.pointer, w.reason);
+    }
+    let Value::Object(object) = &doc.value else {
+        warn(
+            "",
+            format!(
+                "expected an object, found {}; {NOBODY}",
+                type_name(&doc.value)
+            ),
+        );
+        return (unreadable, Some(doc));
     };
     let servers = match object.get("mcpServers") {
         Some(Value::Object(servers)) => servers,
@@ -324,11 +465,11 @@ fn read_mcp(path: &Path, warnings: &mut Vec<Warning>) -> McpRead {
                 "/mcpServers",
                 format!("expected an object, found {}; {NOBODY}", type_name(other)),
             );
-            return unreadable(true);
+            return (unreadable, Some(doc));
         }
         None => {
             warn("", format!("there is no `mcpServers` object; {NOBODY}"));
-            return unreadable(true);
+            return (unreadable, Some(doc));
         }
     };
     let mut named = Map::new();
@@ -348,16 +489,10 @@ fn read_mcp(path: &Path, warnings: &mut Vec<Warning>) -> McpRead {
         };
         named.insert(name.clone(), config);
     }
-    McpRead {
+    let read = McpRead {
         present: true,
         unreadable: false,
         servers: Some(named),
-    }
-}
-
-/// `serde_json`'s reason without its " at line L column C" suffix.
-fn json_message(e: &serde_json::Error) -> String {
-    let full = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    full.strip_suffix(&suffix).unwrap_or(&full).to_owned()
+    };
+    (read, Some(doc))
 }

@@ -241,6 +241,80 @@ pub(crate) fn is_known_key(key: &str) -> bool {
     SCHEMA.iter().any(|(k, _)| *k == key)
 }
 
+/// Keys of `permissions` that do nothing at the top level (SPEC §4 "Mode at start": a
+/// known key at the wrong level does nothing, as in Claude Code).
+const PERMISSIONS_KEYS: &[&str] = &[
+    "allow",
+    "ask",
+    "deny",
+    "defaultMode",
+    "disableBypassPermissionsMode",
+    "additionalDirectories",
+    "blockReadsOutsideWorkingDirectories",
+];
+
+/// What to say of an unknown top-level key (SPEC §2.1 **\[decision\]**): a key of
+/// `permissions` given at the top level, a `permissionRules` block, or a key one edit
+/// (or a letter case) away from a known key; `None` to stay silent.
+pub(crate) fn unknown_key_advice(key: &str) -> Option<String> {
+    if PERMISSIONS_KEYS.contains(&key) {
+        return Some(format!(
+            "`{key}` belongs under `permissions`; at the top level it does nothing (as in Claude Code)"
+        ));
+    }
+    if key == "permissionRules" {
+        return Some(
+            "a `permissionRules` block does nothing; permission rules belong in `permissions.allow`, `permissions.ask` and `permissions.deny`".to_owned(),
+        );
+    }
+    if key.starts_with('$') || key.starts_with('_') {
+        return None;
+    }
+    let meant = SCHEMA
+        .iter()
+        .map(|(k, _)| *k)
+        .chain(["permissions"])
+        .find(|known| known.eq_ignore_ascii_case(key) || one_edit_apart(known, key))?;
+    Some(format!(
+        "unknown key, ignored; did you mean `{meant}`? (one edit away from a known key)"
+    ))
+}
+
+/// Whether `a` and `b` differ by exactly one insertion, deletion, substitution or swap
+/// of two neighbouring characters (compared by Unicode scalar values).
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => {
+            let diffs: Vec<usize> = (0..short.len())
+                .filter(|&i| short.get(i) != long.get(i))
+                .collect();
+            match diffs.as_slice() {
+                [_] => true,
+                [i, j] if *j == i + 1 => {
+                    short.get(*i) == long.get(*j) && short.get(*j) == long.get(*i)
+                }
+                _ => false,
+            }
+        }
+        1 => {
+            let skip = (0..short.len())
+                .find(|&i| short.get(i) != long.get(i))
+                .unwrap_or(short.len());
+            short.get(skip..) == long.get(skip + 1..)
+        }
+        _ => false,
+    }
+}
+
 fn kind_of(key: &str) -> Option<Kind> {
     SCHEMA
         .iter()
@@ -378,6 +452,7 @@ impl Salvager<'_> {
     fn warn(&mut self, pointer: &str, reason: impl Into<String>) {
         self.warnings.push(Warning {
             file: self.file.to_path_buf(),
+            line: None,
             pointer: pointer.to_owned(),
             reason: reason.into(),
         });
@@ -436,8 +511,15 @@ impl Salvager<'_> {
             },
             k => match kind_of(k) {
                 Some(kind) => self.typed(kind, value, &at),
-                // Unknown top-level keys ($schema, _comment, newer keys): kept, silently.
-                None => Some(value),
+                // Unknown top-level keys ($schema, _comment, newer keys): kept, silently,
+                // unless the key is a known key of another level or one edit away from a
+                // known key (SPEC §2.1 [decision]): then a warning names the key meant.
+                None => {
+                    if let Some(why) = unknown_key_advice(k) {
+                        self.warn(&at, why);
+                    }
+                    Some(value)
+                }
             },
         }
     }
@@ -607,6 +689,21 @@ impl Salvager<'_> {
         Some(Value::Object(out))
     }
 
+    /// A managed hook's command that uses `${CLAUDE_PLUGIN_ROOT}`, which managed settings
+    /// never define (only a plugin's own hooks have a plugin root): the command runs
+    /// with it empty, so the hook likely does nothing, or something else (issue 8).
+    fn warn_plugin_root(&mut self, hook: &Value, at: &str) {
+        let Some(command) = hook.get("command").and_then(Value::as_str) else {
+            return;
+        };
+        if command.contains("${CLAUDE_PLUGIN_ROOT}") || command.contains("$CLAUDE_PLUGIN_ROOT") {
+            self.warn(
+                &pointer::key(at, "command"),
+                "the command uses ${CLAUDE_PLUGIN_ROOT}, which managed settings never define (only a plugin's own hooks have a plugin root); it runs with it empty",
+            );
+        }
+    }
+
     fn hooks(&mut self, value: Value, at: &str) -> Option<Value> {
         let Value::Object(map) = value else {
             return self.drop_whole(at, "an object of hook events", &value);
@@ -671,7 +768,10 @@ impl Salvager<'_> {
                     for (i, hook) in hooks.into_iter().enumerate() {
                         let hook_at = pointer::index(&here, i);
                         match hook_command_problem(&hook) {
-                            None => kept.push(hook),
+                            None => {
+                                self.warn_plugin_root(&hook, &hook_at);
+                                kept.push(hook);
+                            }
                             Some(why) => self.warn(&hook_at, format!("{why}; dropped")),
                         }
                     }
@@ -1160,6 +1260,25 @@ mod tests {
     }
 
     #[test]
+    fn a_managed_hook_using_the_plugin_root_is_reported() {
+        let (out, warnings, _) = salvage(json!({
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "node ${CLAUDE_PLUGIN_ROOT}/guard.js"},
+                {"type": "command", "command": "echo ok"}
+            ]}]}
+        }));
+        assert_eq!(pointers(&warnings), ["/hooks/PreToolUse/0/hooks/0/command"]);
+        assert!(warnings[0].1.contains("never define"));
+        assert_eq!(
+            out["hooks"]["PreToolUse"][0]["hooks"]
+                .as_array()
+                .map(Vec::len),
+            Some(2),
+            "kept"
+        );
+    }
+
+    #[test]
     fn hooks_entries_are_salvaged_at_their_pointers() {
         let (out, warnings, _) = salvage(json!({
             "hooks": {
@@ -1265,5 +1384,37 @@ mod tests {
     fn pointers_are_escaped() {
         let (_, warnings, _) = salvage(json!({"env": {"A/B~C": 1}}));
         assert_eq!(pointers(&warnings), ["/env/A~1B~0C"]);
+    }
+}
+
+#[cfg(test)]
+mod advice_tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_silent_unless_they_look_meant() {
+        for silent in ["$schema", "_comment", "someNewerKey", "x"] {
+            assert_eq!(unknown_key_advice(silent), None, "{silent}");
+        }
+        let meant = |k: &str| unknown_key_advice(k).unwrap();
+        assert!(meant("permisions").contains("did you mean `permissions`"));
+        assert!(meant("Permissions").contains("did you mean `permissions`"));
+        assert!(meant("permissoins").contains("did you mean `permissions`"));
+        assert!(meant("enabledPlugin").contains("did you mean `enabledPlugins`"));
+        assert!(meant("disableBypassPermissionsMode").contains("belongs under `permissions`"));
+        assert!(meant("deny").contains("belongs under `permissions`"));
+        assert!(meant("permissionRules").contains("does nothing"));
+    }
+
+    #[test]
+    fn one_edit() {
+        assert!(one_edit_apart("abc", "abd"));
+        assert!(one_edit_apart("abc", "ab"));
+        assert!(one_edit_apart("abc", "abcd"));
+        assert!(one_edit_apart("abc", "acb"));
+        assert!(!one_edit_apart("abc", "abc"));
+        assert!(!one_edit_apart("abc", "cba"));
+        assert!(!one_edit_apart("abc", "a"));
     }
 }

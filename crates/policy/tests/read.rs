@@ -252,7 +252,7 @@ fn a_type_conflict_between_files_later_wins_with_a_warning_in_the_later_file() {
     assert_eq!(w.pointer, "/sandbox/network/httpProxyPort");
     assert_eq!(
         w.to_string().replace(&dir.path().display().to_string(), "<managed>"),
-        "<managed>/managed-settings.d/20.json: /sandbox/network/httpProxyPort: a string here, a number in an earlier managed file; this file's value wins"
+        "<managed>/managed-settings.d/20.json:4: /sandbox/network/httpProxyPort: a string here, a number in an earlier managed file; this file's value wins"
     );
 }
 
@@ -421,6 +421,7 @@ fn a_file_changed_between_reads_is_seen() {
 fn warnings_and_sources_serialize() {
     let w = policy::Warning {
         file: PathBuf::from("/m/managed-settings.json"),
+        line: None,
         pointer: "/env/X".into(),
         reason: "r".into(),
     };
@@ -431,9 +432,12 @@ fn warnings_and_sources_serialize() {
     assert_eq!(w.to_string(), "/m/managed-settings.json: /env/X: r");
     let whole = policy::Warning {
         pointer: String::new(),
-        ..w
+        ..w.clone()
     };
     assert_eq!(whole.to_string(), "/m/managed-settings.json: r");
+    let located = policy::Warning { line: Some(7), ..w };
+    assert_eq!(located.to_string(), "/m/managed-settings.json:7: /env/X: r");
+    assert_eq!(serde_json::to_value(&located).unwrap()["line"], 7);
     assert_eq!(
         serde_json::to_value(SourceKind::DropIn).unwrap(),
         json!("drop-in")
@@ -454,4 +458,114 @@ fn deeply_nested_input_fails_cleanly_instead_of_overflowing() {
     );
     let (_dir, result) = read(json!({"managed-settings.json": {"$raw": deep}}));
     assert!(matches!(result, Err(PolicyError::Json { .. })));
+}
+
+// ---------------------------------------------------------------- hostile files (issue 8)
+
+fn explicit(dir: &Path) -> ManagedLocation {
+    ManagedLocation::Explicit(dir.to_path_buf())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_managed_settings_fails_closed_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("managed-settings.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let err = read_policy(&explicit(dir.path())).unwrap_err();
+    assert!(err.is_fail_closed());
+    assert_eq!(
+        message(dir.path(), &err),
+        "<managed>/managed-settings.json: it is a FIFO, not a regular file, so it is not read; the managed policy cannot be read, so everything it guards holds"
+    );
+    // a FIFO drop-in, too
+    std::fs::remove_file(&fifo).unwrap();
+    std::fs::create_dir(dir.path().join("managed-settings.d")).unwrap();
+    let drop_in = dir.path().join("managed-settings.d/10.json");
+    std::process::Command::new("mkfifo")
+        .arg(&drop_in)
+        .status()
+        .unwrap();
+    assert!(read_policy(&explicit(dir.path()))
+        .unwrap_err()
+        .is_fail_closed());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_device_fails_closed_without_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("managed-settings.json")).unwrap();
+    let err = read_policy(&explicit(dir.path())).unwrap_err();
+    assert!(message(dir.path(), &err).contains("it is a character device, not a regular file"));
+    // managed-mcp.json as a device names nobody, it never hangs or floods memory
+    std::fs::remove_file(dir.path().join("managed-settings.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("managed-mcp.json")).unwrap();
+    let policy = read_policy(&explicit(dir.path())).unwrap();
+    assert_eq!(policy.settings["managedMcpServersUnreadable"], true);
+}
+
+#[test]
+fn a_file_over_16_mib_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = std::fs::File::create(dir.path().join("managed-settings.json")).unwrap();
+    f.set_len(policy::json::MAX_FILE_BYTES + 1).unwrap();
+    let err = read_policy(&explicit(dir.path())).unwrap_err();
+    assert!(err.is_fail_closed());
+    assert!(message(dir.path(), &err).contains("over the 16777216-byte limit"));
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        b"\xEF\xBB\xBF{\"permissions\": {\"deny\": [\"Bash(rm:*)\"]}}",
+    )
+    .unwrap();
+    let policy = read_policy(&explicit(dir.path())).unwrap();
+    assert_eq!(policy.managed().deny, ["Bash(rm:*)"]);
+    assert_eq!(policy.warnings.len(), 1);
+    assert_eq!(
+        policy.warnings[0]
+            .to_string()
+            .replace(&dir.path().display().to_string(), "<managed>"),
+        "<managed>/managed-settings.json:1: a UTF-8 byte-order mark at the start was skipped"
+    );
+}
+
+#[test]
+fn a_duplicated_permissions_key_keeps_the_last_and_says_what_was_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        "{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\", \"Read(./.env)\"]},\n  \"env\": {},\n  \"permissions\": {\"allow\": [\"Bash(npm test)\"]}\n}\n",
+    )
+    .unwrap();
+    let policy = read_policy(&explicit(dir.path())).unwrap();
+    assert!(
+        policy.managed().deny.is_empty(),
+        "Claude Code keeps the last, so do we"
+    );
+    assert_eq!(policy.warnings.len(), 1, "{:?}", policy.warnings);
+    let w = &policy.warnings[0];
+    assert_eq!((w.pointer.as_str(), w.line), ("/permissions", Some(4)));
+    assert_eq!(
+        w.reason,
+        "this key is given twice in one object (line 2, then line 4); the last is kept, and what line 2 gives is lost on every machine that reads this file"
+    );
+}
+
+#[test]
+fn salvage_warnings_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        "{\n  \"env\": {\n    \"RETRIES\": 3\n  }\n}\n",
+    )
+    .unwrap();
+    let policy = read_policy(&explicit(dir.path())).unwrap();
+    assert_eq!(policy.warnings.len(), 1);
+    assert_eq!(policy.warnings[0].line, Some(3));
 }

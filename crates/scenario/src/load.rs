@@ -54,6 +54,19 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// The events whose core answer the engine always computes (SCENARIOS.md "Events"): a
+/// step's `core` is bad input there.
+const COMPUTED: &[&str] = &[
+    "tool.check",
+    "tool.use",
+    "settings.read",
+    "tool.list",
+    "plugin.register",
+    "env.get",
+    "env.set",
+    "tool.register",
+];
+
 /// Loads every scenario of one file.
 ///
 /// The file holds one scenario object, or `{"scenarios": [...]}` (an object with a
@@ -68,19 +81,27 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
 /// operators, a `$dir` that does not exist, duplicate plugin ids, a listed
 /// `cc-plugin-sec-default@builtin`.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedScenario>, FormatError> {
-    let text = fs::read_to_string(path).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            FormatError::NotFound {
-                path: path.to_path_buf(),
-            }
-        } else {
-            FormatError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        }
+    // Bounded and non-blocking, as every file the project reads (SPEC §2.1): a FIFO or a
+    // device named like a scenario is refused, never read.
+    let io = |source: std::io::Error| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = policy::json::read_bounded(path).map_err(|e| match e {
+        policy::json::BoundedReadError::NotFound => FormatError::NotFound {
+            path: path.to_path_buf(),
+        },
+        policy::json::BoundedReadError::Io(source) => io(source),
+        other => io(std::io::Error::other(other.to_string())),
     })?;
-    load_str(path, &text)
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        ))
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    load_str(path, text)
 }
 
 /// Loads every scenario of a file's text; `file` is used for messages and to resolve
@@ -212,6 +233,17 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
     }
     for (i, step) in scenario.steps.iter().enumerate() {
         if let crate::format::Step::Raise(r) = step {
+            // SCENARIOS.md: these are always computed by the engine; a `core` there would
+            // let a scenario pass while proving nothing.
+            if r.core.is_some() && COMPUTED.contains(&r.raise.as_str()) {
+                return Err(invalid(
+                    format!("{base}/steps/{i}/core"),
+                    format!(
+                        "{} is always computed by the engine: `core` cannot stand in for its answer",
+                        r.raise
+                    ),
+                ));
+            }
             if r.raise != "tool.use" && !fnhooks::names::is_catalogued(&r.raise) {
                 return Err(invalid(
                     format!("{base}/steps/{i}/raise"),

@@ -62,3 +62,8 @@ fn project_scenarios_one_per_spec_row_attack_and_control() {
 fn regressions_found_by_the_properties() {
     run_dir("examples/scenarios/regressions");
 }
+
+#[test]
+fn adversarial_scenarios_against_every_hold() {
+    run_dir("examples/scenarios/adversary");
+}

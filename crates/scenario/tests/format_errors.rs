@@ -287,3 +287,10 @@ fn missing_paths_are_errors() {
     let err = scenario::load_paths(&[Path::new("no/such/path").to_path_buf()]).unwrap_err();
     insta::assert_snapshot!(err.to_string());
 }
+
+#[test]
+fn core_on_an_event_the_engine_always_computes() {
+    insta::assert_snapshot!(error_of(
+        r#"{"name": "n", "steps": [{"raise": "tool.check", "event": {"tool": "Bash", "input": {}, "tool_use_id": "t"}, "core": {"decision": "allow"}}]}"#
+    ));
+}

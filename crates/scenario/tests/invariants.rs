@@ -227,6 +227,11 @@ const TOOL_NAMES: &[&str] = &[
 
 /// Manifest names of a person's plugins that, with some tool name, spell an org scope.
 const PLUGIN_NAMES: &[&str] = &[
+    // The organization's own plugins' names, so a person's plugin may take one (in a
+    // worker it shares with it: the batch-merge hole the adversarial pass found).
+    "org-guard",
+    "guard",
+    "org-tail",
     "corp",
     "Corp-Tools",
     "corp_tools",

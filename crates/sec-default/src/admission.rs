@@ -4,7 +4,7 @@ use crate::policy;
 use crate::refusals;
 use crate::state::State;
 use fnhooks::events::{EventInput, PluginRegister};
-use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next};
+use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next, Tier};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -24,7 +24,10 @@ use std::sync::Arc;
 /// SPEC §3.9
 pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
     let module = PluginRegister::read(&e);
-    if let Some(m) = &module {
+    // Only the engine admits modules: a `plugin.register` a plugin raises itself (through
+    // its `cx`) is judged like any other, but what it claims is never recorded as heard
+    // at admission, so no plugin can forge the provenance §3.4's exemption keys on.
+    if let (Some(m), Tier::Core) = (&module, next.origin().tier) {
         state.admit(&m.provenance, m.source);
     }
     let policy = policy::read(&cx).await?;

@@ -177,7 +177,7 @@ impl SessionCore {
             for w in &policy.warnings {
                 log.push(LogLine {
                     channel: Channel::Debug,
-                    text: format!("managed settings warning: {w}"),
+                    text: fnhooks::escaped_line(&format!("managed settings warning: {w}")),
                 });
             }
         }
@@ -237,11 +237,20 @@ impl SessionCore {
         let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
         let (rules, warnings) = RuleSet::from_sources(&refs);
         for w in warnings {
-            self.write(Channel::Debug, format!("permission rule warning: {w}"));
+            self.write(
+                Channel::Debug,
+                fnhooks::escaped_line(&format!(
+                    "permission rule warning: {}",
+                    rule_warning_line(policy, &w)
+                )),
+            );
         }
         let (hooks, warnings) = ClassicHooks::from_sources(&refs);
         for w in warnings {
-            self.write(Channel::Debug, format!("classic hook warning: {w}"));
+            self.write(
+                Channel::Debug,
+                fnhooks::escaped_line(&format!("classic hook warning: {w}")),
+            );
         }
         let rules = Arc::new(rules);
         let hooks = Arc::new(hooks);
@@ -359,19 +368,21 @@ impl SessionCore {
                         "the call went on without it"
                     };
                     format!(
-                        "classic {} hook `{}` of {} settings ({}) failed: {why}; {then}",
+                        "classic {} hook `{}` of {} settings ({}) failed: {}; {then}",
                         h.event,
-                        h.name(),
+                        fnhooks::escaped_line(&h.name()),
                         h.source,
-                        h.pointer
+                        fnhooks::escaped_line(&h.pointer),
+                        fnhooks::escaped_line(why),
                     )
                 }
                 RunResult::NotRun(why) => format!(
-                    "classic {} hook `{}` of {} settings ({}): {why}; it decided nothing",
+                    "classic {} hook `{}` of {} settings ({}): {}; it decided nothing",
                     h.event,
-                    h.name(),
+                    fnhooks::escaped_line(&h.name()),
                     h.source,
-                    h.pointer
+                    fnhooks::escaped_line(&h.pointer),
+                    fnhooks::escaped_line(why),
                 ),
                 RunResult::Answered(_) | RunResult::Started => continue,
             };
@@ -521,6 +532,26 @@ pub fn not_a_variable_refusal(name: &str) -> Option<String> {
             escaped(name)
         )
     })
+}
+
+/// A rule warning as the debug log writes it: a managed rule is named by the file that
+/// gives it (a drop-in, where it comes from one), its line and its own pointer there
+/// (SPEC §2.1); other sources' rules by source and pointer.
+#[must_use]
+pub fn rule_warning_line(policy: &Policy, w: &permissions::RuleWarning) -> String {
+    match (w.source, policy.rule_origin(&w.pointer, &w.rule)) {
+        (SettingsSource::Policy, Some(origin)) => {
+            let line = origin.line.map(|l| format!(":{l}")).unwrap_or_default();
+            format!(
+                "{}{line}: {}: {:?}: {}",
+                origin.file.display(),
+                origin.pointer,
+                w.rule,
+                w.reason
+            )
+        }
+        _ => w.to_string(),
+    }
 }
 
 fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {

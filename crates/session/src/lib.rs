@@ -276,6 +276,10 @@ impl Session {
             .as_ref()
             .map(|v| v.get("refuse").and_then(Value::as_str))
         {
+            // A refusal is a plugin's text: written as one line, whoever wrote it
+            // (SPEC §3.6.1).
+            let message = fnhooks::escaped_line(message);
+            let message = message.as_str();
             self.core
                 .engine_line(fnhooks::Channel::Debug, message.to_owned());
             if reload && self.interactive {

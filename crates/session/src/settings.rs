@@ -27,8 +27,13 @@ impl SettingsInput {
         let value = match self {
             SettingsInput::Absent => return Ok(Map::new()),
             SettingsInput::Value(v) => v.clone(),
-            SettingsInput::Raw(text) => serde_json::from_str(text)
-                .map_err(|e| format!("line {}, column {}: {e}", e.line(), e.column()))?,
+            SettingsInput::Raw(text) => {
+                policy::json::parse(text.as_bytes())
+                    .map_err(|e| {
+                        format!("line {}, column {}: {}", e.at.line, e.at.column, e.message)
+                    })?
+                    .value
+            }
             SettingsInput::Unreadable => return Err("the file cannot be read".to_owned()),
         };
         match value {

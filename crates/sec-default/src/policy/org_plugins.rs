@@ -45,7 +45,16 @@ impl OrgPlugin {
 pub fn org_plugins(policy: &ManagedSettings) -> Vec<OrgPlugin> {
     let plugin = |id: &String, key: &'static str| OrgPlugin {
         id: id.clone(),
-        name: PluginId::parse(id).map_or_else(|| id.clone(), |p| p.name),
+        // SPEC §2.2: the name is everything before the last `@`, so `@acme` names "",
+        // which folds to nothing and refuses every person's registration (§3.4 step 5).
+        name: PluginId::parse(id).map_or_else(
+            || {
+                id.rsplit_once('@')
+                    .map_or(id.as_str(), |(n, _)| n)
+                    .to_owned()
+            },
+            |p| p.name,
+        ),
         key,
     };
     policy

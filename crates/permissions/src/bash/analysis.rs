@@ -1,0 +1,418 @@
+//! The analysis: [`parse_command`] turns each simple command the walker finds into a
+//! [`Part`]: the forms deny and ask rules meet (as written and after each stripping
+//! step, with basename variants), the forms allow rules meet and their guards, the
+//! files it reads and writes, whether it is in the read-only command set, and
+//! whether what it runs is known only at run time. The command strings a part runs
+//! in its turn are parsed and analysed too, and a command the walker refuses gets the
+//! coarse fallback split (SPEC §4 "Compound shell commands", "Read and Edit rules
+//! meet shell commands").
+
+use super::file_commands::file_words;
+use super::parts::{FileArg, ParsedCommand, Part, WriteTarget};
+use super::read_only::is_read_only;
+use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
+use super::words::{basename, join, Word};
+use super::wrappers::{
+    inner_command, is_assignment, is_keyword, mark_replaced, runs_unknown_code, strip_step,
+    words_change_dir,
+};
+
+/// Parses and analyses `command` (SPEC §4 "Compound shell commands"). Never fails:
+/// a command [`split`] refuses is met by a coarse split and marked not
+/// [`certain`](ParsedCommand::certain).
+///
+/// [`split`]: super::split
+#[must_use]
+pub fn parse_command(command: &str) -> ParsedCommand {
+    parse_at(command, 0, &Bases::default())
+}
+
+fn parse_at(command: &str, depth: usize, outer: &Bases) -> ParsedCommand {
+    let mut parsed = ParsedCommand {
+        full: command.trim().to_owned(),
+        certain: true,
+        ..ParsedCommand::default()
+    };
+    let mut walker = Walker::new(depth, outer.clone());
+    let walked = walker.text(command);
+    let refused = walked.is_err() || walker.error.is_some();
+    for simple in &walker.out {
+        analyse(simple, depth, &mut parsed);
+    }
+    if refused {
+        coarse(command, &mut parsed);
+    }
+    parsed
+}
+
+/// The fallback when the command cannot be parsed: every run of text between
+/// operator characters is a part for deny and ask rules; nothing is allowed.
+fn coarse(command: &str, parsed: &mut ParsedCommand) {
+    parsed.certain = false;
+    for chunk in command.split(|c: char| ";&|()\n`<>{}$".contains(c)) {
+        let words: Vec<String> = chunk
+            .split_whitespace()
+            .map(|w| {
+                w.chars()
+                    .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                    .collect::<String>()
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let plain: Vec<Word> = words
+            .iter()
+            .map(|t| Word {
+                text: t.clone(),
+                ..Word::default()
+            })
+            .collect();
+        let mut strict = vec![chunk.trim().to_owned()];
+        strict_forms(&plain, &mut strict, &mut |_| {});
+        let stripped = final_words(&plain);
+        let remove = removes(stripped);
+        for (word, write) in file_words(stripped) {
+            parsed.files.push(FileArg {
+                path: word.text.clone(),
+                write,
+                redirect: false,
+                dynamic: true,
+                bases: Bases {
+                    unknown: true,
+                    ..Bases::default()
+                },
+                remove: remove && write,
+            });
+        }
+        parsed.parts.push(Part {
+            raw: chunk.trim().to_owned(),
+            words,
+            strict_forms: dedup(strict),
+            allow_forms: Vec::new(),
+            allow_guards: Vec::new(),
+            allowable: false,
+            read_only: false,
+            edits_files: false,
+            uncertain: true,
+        });
+    }
+}
+
+/// The words past every stripping step.
+fn final_words(words: &[Word]) -> &[Word] {
+    let mut rest = words;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    rest
+}
+
+fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
+    for r in &simple.redirects {
+        let write = match r.kind {
+            RedirectKind::Write => true,
+            RedirectKind::Read => false,
+            _ => continue,
+        };
+        if r.target.text == "/dev/null" {
+            continue;
+        }
+        let file = FileArg {
+            path: r.target.text.clone(),
+            write,
+            redirect: true,
+            dynamic: r.target.dynamic,
+            bases: simple.bases.clone(),
+            remove: false,
+        };
+        if write {
+            parsed.write_targets.push(WriteTarget {
+                path: file.path.clone(),
+                resolvable: file.resolvable(),
+            });
+        }
+        parsed.files.push(file);
+    }
+    let marked = mark_replaced(&simple.words);
+    let words = marked.as_slice();
+    let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+
+    // Deny/ask forms, and nested commands found along the stripping steps.
+    let mut strict = vec![simple.raw.clone()];
+    let mut nested: Vec<(String, bool)> = Vec::new();
+    let mut uncertain = false;
+    strict_forms(words, &mut strict, &mut |step: &[Word]| {
+        let (inner, unknown) = inner_command(step);
+        uncertain |= unknown;
+        if let Some(inner) = inner {
+            nested.push(inner);
+        }
+    });
+    // `rm${IFS}-rf`: also met with `$IFS` read as the space it usually is.
+    for form in strict.clone() {
+        if form.contains("$IFS") || form.contains("${IFS}") {
+            strict.push(form.replace("${IFS}", " ").replace("$IFS", " "));
+        }
+    }
+
+    // What runs: past every wrapper and assignment.
+    let stripped = final_words(words);
+    let (runs_unknown, fed) = runs_unknown_code(stripped, &simple.redirects);
+    uncertain |= runs_unknown;
+    nested.extend(fed.into_iter().map(|code| (code, false)));
+
+    // Allow forms: only the wrappers that change nothing are stripped.
+    let mut allow = vec![
+        (texts.join(" "), allow_guard(words)),
+        (simple.raw.clone(), raw_guard(words, &simple.raw)),
+    ];
+    let mut rest: &[Word] = words;
+    while let Some(n) = strip_step(rest, true) {
+        if n == 0 {
+            break;
+        }
+        rest = rest.get(n..).unwrap_or_default();
+        allow.push((join(rest), allow_guard(rest)));
+    }
+    // A program word only known at run time, or one holding whitespace (`rm\ -rf`
+    // runs a program named "rm -rf"), is covered by no pattern.
+    let allowable = rest.first().is_none_or(|w| !w.dynamic)
+        && stripped
+            .first()
+            .is_none_or(|w| !w.text.contains(char::is_whitespace));
+    let mut seen = std::collections::HashSet::new();
+    allow.retain(|(f, _)| seen.insert(f.clone()));
+    let (allow_forms, allow_guards): (Vec<String>, Vec<usize>) = allow.into_iter().unzip();
+
+    // The files the command reads and writes, past every wrapper.
+    let chdir = words_change_dir(words);
+    let remove = removes(stripped);
+    for (word, write) in file_words(stripped) {
+        let mut bases = simple.bases.clone();
+        bases.unknown |= chdir;
+        parsed.files.push(FileArg {
+            path: word.text.clone(),
+            write,
+            redirect: false,
+            dynamic: word.dynamic,
+            bases,
+            remove: remove && write,
+        });
+    }
+    let edits_files = stripped.first().is_some_and(|w| {
+        !w.dynamic
+            && !w.quoted
+            && matches!(w.text.as_str(), "mkdir" | "touch" | "mv" | "cp")
+            && stripped.len() == words.len()
+    });
+
+    let read_only = is_read_only(words);
+    if uncertain {
+        parsed.certain = false;
+    }
+    if !words.is_empty() {
+        parsed.parts.push(Part {
+            raw: simple.raw.clone(),
+            words: texts,
+            strict_forms: dedup(strict),
+            allow_forms,
+            allow_guards,
+            allowable,
+            read_only: read_only && !uncertain,
+            edits_files,
+            uncertain,
+        });
+    }
+
+    for (inner, own_dir) in nested {
+        let mut outer = simple.bases.clone();
+        outer.unknown |= own_dir || chdir;
+        let sub = parse_at(&inner, depth + 1, &outer);
+        parsed.certain &= sub.certain;
+        parsed.parts.extend(sub.parts);
+        parsed.write_targets.extend(sub.write_targets);
+        parsed.files.extend(sub.files);
+    }
+}
+
+/// Whether the program past every wrapper removes its path arguments (`rm`, `rmdir`).
+fn removes(stripped: &[Word]) -> bool {
+    stripped
+        .first()
+        .is_some_and(|w| matches!(basename(&w.text), "rm" | "rmdir"))
+}
+
+/// The find actions that run, delete or write: a `find` with one is never allowed by
+/// a prefix rule.
+const FIND_ACTIONS: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
+/// How many leading characters of `join(words)` an allow rule's literal text must
+/// spell out (see [`Part::allow_guards`]): through the program's name when a wrapper
+/// comes before it, the whole form for a `find` that runs, deletes or writes.
+fn allow_guard(words: &[Word]) -> usize {
+    let mut rest = words;
+    let mut wrapped = false;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        wrapped |= rest
+            .first()
+            .is_some_and(|w| !is_assignment(w) && (w.quoted || !is_keyword(&w.text)));
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    let whole = || join(words).chars().count();
+    let find_action = rest.first().is_some_and(|w| basename(&w.text) == "find")
+        && rest.iter().any(|w| FIND_ACTIONS.contains(&w.text.as_str()));
+    if find_action {
+        return whole();
+    }
+    if !wrapped {
+        return 0;
+    }
+    let through = words.len() - rest.len() + 1;
+    match words.get(..through) {
+        Some(head) => join(head).chars().count(),
+        None => whole(),
+    }
+}
+
+/// [`allow_guard`] for the text as written: all of it when a guard applies.
+fn raw_guard(words: &[Word], raw: &str) -> usize {
+    if allow_guard(words) == 0 {
+        0
+    } else {
+        raw.chars().count()
+    }
+}
+
+fn dedup(mut forms: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    forms.retain(|f| seen.insert(f.clone()));
+    forms
+}
+
+/// Pushes the words as written and after each stripping step (with basename
+/// variants) to `forms`; calls `visit` with every step's words.
+///
+/// **A program word holding whitespace** (`rm\ -rf build`, `'rm -rf' build`,
+/// `/bin/rm<U+00A0>`) makes the shell run a program of that odd name, which exists
+/// only if someone made it. Deny and ask rules still meet it by the word's first
+/// whitespace-separated token (any Unicode whitespace; a word of whitespace alone
+/// gives way to the next word), the rest of the word and the other words
+/// following, with the basename variant too: `rm\ -rf build` meets
+/// `Bash(rm:*)` as `rm -rf build` and stays denied. Allow rules never cover such a
+/// program by a pattern ([`Part::allowable`]).
+fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&[Word])) {
+    let mut rest: &[Word] = words;
+    loop {
+        if rest.is_empty() {
+            break;
+        }
+        forms.push(join(rest));
+        if let Some((first, tail)) = rest.split_first() {
+            let tail = tail.iter().map(|w| w.text.as_str());
+            let base = basename(&first.text);
+            if base != first.text {
+                forms.push(
+                    std::iter::once(base)
+                        .chain(tail.clone())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+            if first.text.contains(char::is_whitespace) {
+                let tokens: Vec<&str> = first.text.split_whitespace().chain(tail).collect();
+                if let Some((program, args)) = tokens.split_first() {
+                    for p in [*program, basename(program)] {
+                        forms.push(
+                            std::iter::once(p)
+                                .chain(args.iter().copied())
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        );
+                    }
+                }
+            }
+        }
+        visit(rest);
+        match strip_step(rest, false) {
+            Some(n) if n > 0 => rest = rest.get(n..).unwrap_or_default(),
+            _ => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_forms_strip_only_harmless_wrappers() {
+        let p = parse_command("timeout 5 npm test");
+        let forms = &p.parts.first().unwrap().allow_forms;
+        assert!(forms.contains(&"npm test".to_owned()));
+        let p = parse_command("sudo npm test");
+        assert!(!p
+            .parts
+            .first()
+            .unwrap()
+            .allow_forms
+            .contains(&"npm test".to_owned()));
+        let p = parse_command("FOO=1 npm test");
+        assert!(!p
+            .parts
+            .first()
+            .unwrap()
+            .allow_forms
+            .contains(&"npm test".to_owned()));
+        for cmd in ["$CMD x", "/bin/r? x", "r[m] x", "`which rm` x"] {
+            let p = parse_command(cmd);
+            assert!(!p.parts.last().unwrap().allowable, "{cmd}");
+        }
+        assert!(parse_command("[ -f x ]").parts.first().unwrap().allowable);
+    }
+
+    #[test]
+    fn unparseable_commands_still_have_strict_parts() {
+        let p = parse_command("rm -rf / 'oops");
+        assert!(!p.certain);
+        assert!(p
+            .parts
+            .iter()
+            .any(|part| part.strict_forms.iter().any(|f| f.starts_with("rm -rf /"))));
+    }
+
+    #[test]
+    fn write_targets() {
+        let p = parse_command("echo a > out.txt; echo b >> /dev/null; cat x &> log");
+        let t: Vec<_> = p.write_targets.iter().map(|t| t.path.as_str()).collect();
+        assert_eq!(t, vec!["out.txt", "log"]);
+        let p = parse_command("cd $D && echo x > passwd");
+        assert!(!p.write_targets.first().unwrap().resolvable);
+        let p = parse_command("echo x > $F");
+        assert!(!p.write_targets.first().unwrap().resolvable);
+    }
+
+    #[test]
+    fn allow_guards_reach_past_wrappers() {
+        let p = parse_command("setsid make deploy");
+        let part = p.parts.first().unwrap();
+        assert_eq!(part.allow_forms, vec!["setsid make deploy".to_owned()]);
+        assert_eq!(part.allow_guards, vec!["setsid make".len()]);
+        let p = parse_command("find . -delete");
+        assert_eq!(
+            p.parts.first().unwrap().allow_guards,
+            vec!["find . -delete".len()]
+        );
+        let p = parse_command("make deploy");
+        assert_eq!(p.parts.first().unwrap().allow_guards, vec![0]);
+    }
+}

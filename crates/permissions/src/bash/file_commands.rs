@@ -1,0 +1,676 @@
+//! The file-command table: which arguments of the file commands the core recognises
+//! (`cat`, `grep`, `sed`, `sort`, `cp`, `tee`, `rm`, ..., and `dd` and `find`) are
+//! paths, and whether each is read or written, so that Read and Edit rules meet them
+//! (SPEC §4 "Read and Edit rules meet shell commands").
+
+use super::words::{basename, Word};
+
+/// How a file command takes its arguments.
+struct FileCommand {
+    names: &'static [&'static str],
+    /// Options whose value is a separate word and not a path.
+    opts_with_arg: &'static [&'static str],
+    /// Options whose value is a path the command reads.
+    read_opts: &'static [&'static str],
+    /// Options whose value is a path the command writes.
+    write_opts: &'static [&'static str],
+    /// Options that supply the program/pattern, so no positional one is taken.
+    program_opts: &'static [&'static str],
+    /// Whether the first positional argument is a program or pattern, not a path.
+    program_first: bool,
+    /// Which positional paths are written.
+    writes: Writes,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Writes {
+    None,
+    All,
+    /// The last positional (cp: the target; the others are read).
+    Last,
+    /// The second positional (uniq, xxd: the output file).
+    Second,
+}
+
+impl FileCommand {
+    /// The fields an entry of [`FILE_COMMANDS`] does not spell out: no options, no
+    /// program or pattern, every positional path read.
+    const DEFAULT: FileCommand = FileCommand {
+        names: &[],
+        opts_with_arg: &[],
+        read_opts: &[],
+        write_opts: &[],
+        program_opts: &[],
+        program_first: false,
+        writes: Writes::None,
+    };
+}
+
+const FILE_COMMANDS: &[FileCommand] = &[
+    FileCommand {
+        names: &["cat", "zcat", "bzcat", "xzcat"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["tac"],
+        opts_with_arg: &["-s", "--separator"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["base64", "base32", "basenc"],
+        opts_with_arg: &["-w", "--wrap"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["less", "more", "most"],
+        opts_with_arg: &[
+            "-b",
+            "-h",
+            "-j",
+            "-k",
+            "-p",
+            "-P",
+            "-t",
+            "-T",
+            "-x",
+            "-y",
+            "-z",
+            "-#",
+            "-n",
+            "--lines",
+            "--pattern",
+            "--tag",
+            "--shift",
+            "--tabs",
+            "--max-back-scroll",
+            "--max-forw-scroll",
+            "--window",
+            "--prompt",
+        ],
+        write_opts: &["-o", "-O", "--log-file", "--LOG-FILE"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["nl"],
+        opts_with_arg: &[
+            "-b",
+            "-d",
+            "-f",
+            "-h",
+            "-i",
+            "-l",
+            "-n",
+            "-s",
+            "-v",
+            "-w",
+            "--body-numbering",
+            "--section-delimiter",
+            "--footer-numbering",
+            "--header-numbering",
+            "--line-increment",
+            "--join-blank-lines",
+            "--number-format",
+            "--number-separator",
+            "--starting-line-number",
+            "--number-width",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["file"],
+        opts_with_arg: &[
+            "-F",
+            "-e",
+            "-P",
+            "--separator",
+            "--exclude",
+            "--exclude-quiet",
+            "--parameter",
+        ],
+        read_opts: &["-m", "--magic-file", "-f", "--files-from"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["stat"],
+        opts_with_arg: &["-c", "--format", "--printf"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["strings"],
+        opts_with_arg: &[
+            "-n",
+            "-t",
+            "-e",
+            "-T",
+            "-s",
+            "--bytes",
+            "--radix",
+            "--encoding",
+            "--target",
+            "--output-separator",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["od"],
+        opts_with_arg: &[
+            "-A",
+            "-j",
+            "-N",
+            "-S",
+            "-t",
+            "--address-radix",
+            "--skip-bytes",
+            "--read-bytes",
+            "--strings",
+            "--format",
+            "--width",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["hexdump", "hd"],
+        opts_with_arg: &["-e", "-n", "-s"],
+        read_opts: &["-f"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["cut"],
+        opts_with_arg: &[
+            "-b",
+            "-c",
+            "-f",
+            "-d",
+            "--bytes",
+            "--characters",
+            "--fields",
+            "--delimiter",
+            "--output-delimiter",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["head"],
+        opts_with_arg: &["-n", "-c", "--lines", "--bytes"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["tail"],
+        opts_with_arg: &[
+            "-n",
+            "-c",
+            "-s",
+            "--lines",
+            "--bytes",
+            "--sleep-interval",
+            "--pid",
+            "--max-unchanged-stats",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["wc"],
+        read_opts: &["--files0-from"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["cmp"],
+        opts_with_arg: &["-i", "-n", "--ignore-initial", "--bytes"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["diff", "sdiff", "diff3"],
+        opts_with_arg: &[
+            "-C",
+            "-U",
+            "-F",
+            "-I",
+            "-L",
+            "-x",
+            "-S",
+            "-D",
+            "-W",
+            "--label",
+            "--ifdef",
+            "--exclude",
+            "--show-function-line",
+            "--ignore-matching-lines",
+            "--starting-file",
+            "--line-format",
+            "--old-line-format",
+            "--new-line-format",
+            "--unchanged-line-format",
+            "--tabsize",
+            "--width",
+            "--context",
+            "--unified",
+            "--horizon-lines",
+            "--color",
+            "--palette",
+        ],
+        read_opts: &["-X", "--exclude-from", "--from-file", "--to-file"],
+        write_opts: &["-o", "--output"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["ls", "dir", "vdir"],
+        opts_with_arg: &[
+            "-I",
+            "-w",
+            "-T",
+            "--ignore",
+            "--hide",
+            "--width",
+            "--tabsize",
+            "--format",
+            "--sort",
+            "--time",
+            "--time-style",
+            "--color",
+            "--quoting-style",
+            "--block-size",
+            "--indicator-style",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["tree"],
+        opts_with_arg: &[
+            "-L",
+            "-P",
+            "-I",
+            "-H",
+            "-T",
+            "--charset",
+            "--filelimit",
+            "--timefmt",
+            "--sort",
+        ],
+        write_opts: &["-o"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["grep", "egrep", "fgrep", "zgrep"],
+        opts_with_arg: &[
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-d",
+            "-D",
+            "--max-count",
+            "--context",
+            "--after-context",
+            "--before-context",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+            "--label",
+            "--color",
+            "--colour",
+            "--binary-files",
+            "--devices",
+            "--directories",
+            "--group-separator",
+        ],
+        read_opts: &["-f", "--file", "--exclude-from"],
+        program_opts: &["-e", "--regexp", "-f", "--file"],
+        program_first: true,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["rg"],
+        opts_with_arg: &[
+            "-m",
+            "-A",
+            "-B",
+            "-C",
+            "-g",
+            "-t",
+            "-T",
+            "-j",
+            "-M",
+            "-E",
+            "-r",
+            "-d",
+            "--glob",
+            "--iglob",
+            "--type",
+            "--type-not",
+            "--type-add",
+            "--threads",
+            "--max-columns",
+            "--encoding",
+            "--replace",
+            "--max-count",
+            "--context",
+            "--after-context",
+            "--before-context",
+            "--max-depth",
+            "--sort",
+            "--sortr",
+            "--colors",
+            "--color",
+            "--path-separator",
+            "--max-filesize",
+            "--dfa-size-limit",
+            "--regex-size-limit",
+            "--engine",
+            "--context-separator",
+            "--field-match-separator",
+            "--field-context-separator",
+        ],
+        read_opts: &["-f", "--file", "--ignore-file"],
+        program_opts: &["-e", "--regexp", "-f", "--file"],
+        program_first: true,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["sed"],
+        opts_with_arg: &["-l", "--line-length"],
+        read_opts: &["-f", "--file"],
+        program_opts: &["-e", "--expression", "-f", "--file"],
+        program_first: true,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["awk", "gawk", "mawk", "nawk"],
+        opts_with_arg: &["-v", "-F"],
+        read_opts: &["-f", "--file"],
+        program_opts: &["-f", "--file"],
+        program_first: true,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["jq"],
+        opts_with_arg: &["--arg", "--argjson", "--indent", "-L"],
+        read_opts: &["-f", "--from-file", "--slurpfile", "--rawfile"],
+        program_opts: &["-f", "--from-file"],
+        program_first: true,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["sort"],
+        opts_with_arg: &[
+            "-k",
+            "-t",
+            "-S",
+            "-T",
+            "--key",
+            "--field-separator",
+            "--buffer-size",
+            "--temporary-directory",
+            "--parallel",
+            "--batch-size",
+            "--compress-program",
+        ],
+        read_opts: &["--files0-from"],
+        write_opts: &["-o", "--output"],
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["uniq"],
+        opts_with_arg: &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
+        writes: Writes::Second,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["xxd"],
+        opts_with_arg: &[
+            "-c",
+            "-g",
+            "-l",
+            "-o",
+            "-s",
+            "-n",
+            "-cols",
+            "-len",
+            "-seek",
+            "-groupsize",
+            "-offset",
+            "-name",
+        ],
+        writes: Writes::Second,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["tee"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["touch"],
+        opts_with_arg: &["-d", "-t", "--date"],
+        read_opts: &["-r", "--reference"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["rm", "rmdir", "unlink"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["mkdir"],
+        opts_with_arg: &["-m", "--mode", "--context"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["truncate"],
+        opts_with_arg: &["-s", "--size"],
+        read_opts: &["-r", "--reference"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["shred"],
+        opts_with_arg: &["-n", "-s", "--iterations", "--size", "--random-source"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["mv"],
+        opts_with_arg: &["-S", "--suffix"],
+        write_opts: &["-t", "--target-directory"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    FileCommand {
+        names: &["cp", "ln", "install"],
+        opts_with_arg: &[
+            "-S", "--suffix", "-m", "-o", "-g", "--mode", "--owner", "--group",
+        ],
+        write_opts: &["-t", "--target-directory"],
+        writes: Writes::Last,
+        ..FileCommand::DEFAULT
+    },
+];
+
+/// The path arguments of a file command the core recognises (SPEC §4 "Read and Edit
+/// rules meet shell commands"), each with whether it is written.
+pub(super) fn file_words(words: &[Word]) -> Vec<(Word, bool)> {
+    let Some((first, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    let value = |a: &Word, text: &str| Word {
+        text: text.to_owned(),
+        dynamic: a.dynamic,
+        quoted: a.quoted,
+    };
+    let name = basename(&first.text);
+    let mut out: Vec<(Word, bool)> = Vec::new();
+    if name == "dd" {
+        for a in args {
+            if let Some(p) = a.text.strip_prefix("if=") {
+                out.push((value(a, p), false));
+            } else if let Some(p) = a.text.strip_prefix("of=") {
+                out.push((value(a, p), true));
+            }
+        }
+        return out;
+    }
+    if name == "find" {
+        // The starting points: the words before the first expression.
+        for a in args {
+            if a.text.starts_with('-') || a.text == "(" || a.text == "!" {
+                break;
+            }
+            out.push((a.clone(), false));
+        }
+        return out;
+    }
+    let Some(spec) = FILE_COMMANDS.iter().find(|c| c.names.contains(&name)) else {
+        return out;
+    };
+    let in_place = name == "sed"
+        && args.iter().any(|a| {
+            let t = a.text.as_str();
+            t.starts_with("--in-place")
+                || t.starts_with("-i")
+                || (t.starts_with('-')
+                    && !t.starts_with("--")
+                    && t.len() > 1
+                    && t.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+                    && t.contains('i'))
+        });
+    let mut positional: Vec<&Word> = Vec::new();
+    let mut program_given = false;
+    let mut target_given = false;
+    let mut it = args.iter();
+    let mut options_done = false;
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if t.starts_with('+') && matches!(name, "less" | "more" | "most" | "tail") {
+            // `less +G f`, `tail +5 f`: a command or a line number, not a path.
+            continue;
+        }
+        if options_done || !t.starts_with('-') || t == "-" {
+            if t != "-" {
+                positional.push(a);
+            }
+            continue;
+        }
+        if t == "--" {
+            options_done = true;
+            continue;
+        }
+        let (opt, inline) = match t.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+            _ => (t, None),
+        };
+        if spec.program_opts.contains(&opt) {
+            program_given = true;
+        }
+        let takes = |list: &[&str]| list.contains(&opt);
+        if takes(spec.read_opts) || takes(spec.write_opts) {
+            let write = takes(spec.write_opts);
+            target_given |= write;
+            if let Some(v) = inline {
+                out.push((value(a, v), write));
+            } else if let Some(v) = it.next() {
+                // `--slurpfile name file`, `--rawfile name file`: the file is second.
+                let v = if matches!(opt, "--slurpfile" | "--rawfile") {
+                    it.next().unwrap_or(v)
+                } else {
+                    v
+                };
+                out.push((v.clone(), write));
+            }
+            continue;
+        }
+        if inline.is_none() && (takes(spec.opts_with_arg) || takes(spec.program_opts)) {
+            let _ = it.next();
+            if opt == "--arg" || opt == "--argjson" {
+                let _ = it.next();
+            }
+        }
+    }
+    let mut positional = positional.into_iter();
+    if spec.program_first && !program_given {
+        let _ = positional.next();
+    }
+    let positional: Vec<&Word> = positional.collect();
+    let n = positional.len();
+    for (i, w) in positional.into_iter().enumerate() {
+        let write = in_place
+            || match spec.writes {
+                Writes::None => false,
+                Writes::All => true,
+                Writes::Last => !target_given && i + 1 == n && n > 1,
+                Writes::Second => i == 1,
+            };
+        out.push((w.clone(), write));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bash::parse_command;
+
+    fn files(cmd: &str) -> Vec<(String, bool, Vec<String>)> {
+        parse_command(cmd)
+            .files
+            .into_iter()
+            .map(|f| (f.path.clone(), f.write, f.candidates()))
+            .collect()
+    }
+
+    #[test]
+    fn file_commands() {
+        assert_eq!(
+            files("cat a b"),
+            vec![
+                ("a".into(), false, vec!["a".into()]),
+                ("b".into(), false, vec!["b".into()])
+            ]
+        );
+        let f = files("grep -n secret .env");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f.first().unwrap().0, ".env");
+        let f = files("grep -e x -f pats .env");
+        let paths: Vec<_> = f.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(paths, vec!["pats", ".env"]);
+        let f = files("head -n 5 a");
+        assert_eq!(f.len(), 1);
+        let f = files("cp a b c");
+        assert_eq!(
+            f.iter().map(|x| x.1).collect::<Vec<_>>(),
+            vec![false, false, true]
+        );
+        let f = files("sed -i s/a/b/ f");
+        assert_eq!(f, vec![("f".into(), true, vec!["f".into()])]);
+        let f = files("jq .a --slurpfile n secret.json in.json");
+        let paths: Vec<_> = f.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(paths, vec!["secret.json", "in.json"]);
+        let f = files("sudo cat /etc/shadow");
+        assert_eq!(f.first().unwrap().0, "/etc/shadow");
+        let f = files("cd /etc && cat passwd");
+        assert_eq!(f.first().unwrap().2, vec!["/etc/passwd".to_owned()]);
+        let f = files("cd /etc; cat passwd");
+        assert_eq!(
+            f.first().unwrap().2,
+            vec!["passwd".to_owned(), "/etc/passwd".to_owned()]
+        );
+        let f = files("cd /etc && cd ssh && tee x < y");
+        assert_eq!(f.first().unwrap().2, vec!["/etc/ssh/y".to_owned()]);
+        let p = parse_command("for d in a b; do cd $d; cat x; done");
+        assert!(p.files.iter().all(|f| !f.resolvable()));
+        let f = files("bash -c 'cat ~/.ssh/id_rsa'");
+        assert_eq!(f.first().unwrap().0, "~/.ssh/id_rsa");
+        let f = files("od -c secret");
+        assert_eq!(f.first().unwrap().0, "secret");
+        let f = files("cat -n secret");
+        assert_eq!(f.first().unwrap().0, "secret");
+        let f = files("dd if=/dev/sda of=disk.img");
+        assert_eq!(f.len(), 2);
+    }
+}

@@ -1,0 +1,62 @@
+//! Shell commands, split into the parts permission rules meet (SPEC §4 "Compound
+//! shell commands").
+//!
+//! [`split`] parses a command with a real shell parser (`brush-parser`, a POSIX/bash
+//! grammar) and walks the syntax tree: `&&`, `||`, `;`, `|`, `|&`, `&`, newlines,
+//! subshells, brace groups, `if`/`while`/`until`/`for`/`case`, function bodies,
+//! `[[ ... ]]` and arithmetic. Every word is resolved (quotes, escapes, `$'...'`
+//! removed); the commands inside `$(...)`, backticks, `<(...)`/`>(...)`, `${...}`
+//! defaults, arithmetic and unquoted here-documents are parsed and walked too and
+//! become simple commands of their own. What it cannot parse is an error.
+//!
+//! [`parse_command`] then turns each simple command into a [`Part`]: the forms deny
+//! and ask rules meet (as written, and after each stripping step of leading
+//! `VAR=value` assignments, shell keywords and wrappers such as `sudo`, `env`,
+//! `timeout`, `xargs`; a program given by path also by its basename), the forms allow
+//! rules meet, and whether the part is in the read-only command set. The `-c` string
+//! of `sh`/`bash`/`zsh`/`dash`/`ksh`, `eval` arguments, `watch` commands and the
+//! commands of `find -exec/-execdir/-ok` are parsed recursively and become parts too.
+//! The path arguments of the file commands the core recognises, and redirect
+//! targets, become [`FileArg`]s, with the directories a `cd` earlier in the command
+//! may have moved to.
+//!
+//! A command that cannot be parsed is still met by deny and ask rules through a
+//! coarse fallback split, but [`ParsedCommand::certain`] is `false`: no rule and no
+//! mode default allows it. [`parse_command_cached`] memoizes whole parses in a
+//! bounded LRU keyed by the command string.
+//!
+//! One concern a file:
+//!
+//! - `walker`: the syntax tree walked into [`SimpleCommand`]s, with their redirects
+//!   and the directories a `cd` may have moved them to; [`split`] and the limits
+//!   past which a command is not parsed.
+//! - `words`: one word resolved into a [`Word`] (quotes, escapes, `$'...'`), the
+//!   substitutions and expansions inside it walked in their turn.
+//! - `parts`: what rules meet: [`Part`], [`FileArg`], [`WriteTarget`] and
+//!   [`ParsedCommand`].
+//! - `analysis`: [`parse_command`]: each simple command turned into a [`Part`], the
+//!   command strings it runs parsed in their turn, the coarse fallback.
+//! - `cache`: [`parse_command_cached`], the bounded LRU memo.
+//! - `file_commands`: the file-command table: which arguments of the file commands
+//!   the core recognises are paths, read or written.
+//! - `wrappers`: wrappers and runners: the stripping steps (assignments, keywords,
+//!   wrappers) and the programs that run code of their own.
+//! - `read_only`: the read-only command set.
+
+mod analysis;
+mod cache;
+mod file_commands;
+mod parts;
+mod read_only;
+mod walker;
+mod words;
+mod wrappers;
+
+#[cfg(test)]
+mod tests;
+
+pub use analysis::parse_command;
+pub use cache::{parse_command_cached, MEMO_CAPACITY};
+pub use parts::{FileArg, ParsedCommand, Part, WriteTarget};
+pub use walker::{split, Bases, Redirect, RedirectKind, SimpleCommand, SplitError};
+pub use words::{basename, Word};

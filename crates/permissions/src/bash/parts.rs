@@ -1,0 +1,167 @@
+//! What rules meet: a command split into [`Part`]s, the files it reads and writes
+//! ([`FileArg`], [`WriteTarget`]), and the whole [`ParsedCommand`] with whether it
+//! was parsed with confidence (SPEC §4 "Compound shell commands", "Read and Edit
+//! rules meet shell commands").
+
+use super::walker::Bases;
+use std::fmt;
+
+/// One part of a command as the rules meet it (SPEC §4 "Compound shell commands").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Part {
+    /// The part's text as written.
+    pub raw: String,
+    /// Its words, quotes resolved, redirects taken out.
+    pub words: Vec<String>,
+    /// What deny and ask rules meet: the part as written, its words, and the words
+    /// after each stripping step (assignments, keywords, wrappers), each also with a
+    /// program given by path reduced to its basename.
+    pub strict_forms: Vec<String>,
+    /// What allow rules meet: the words, the text as written, and the words after
+    /// stripping the wrappers that change nothing (`timeout`, `time`, `nice`,
+    /// `nohup`, `stdbuf`, `command`, `builtin`, `noglob`, bare `xargs`).
+    pub allow_forms: Vec<String>,
+    /// For each of [`Part::allow_forms`], how many of its leading characters an allow
+    /// rule's literal text (before its first `*`) must spell out to cover it
+    /// ([`crate::wildcard::Wildcard::literal_prefix_len`]); 0 for most forms.
+    ///
+    /// **An allow rule never covers a wrapper by its own name** (reference §3.2: exec
+    /// wrappers are never auto-approved by a prefix allow rule): for a form that
+    /// starts with a wrapper (`setsid`, `sudo`, `timeout`, `flock`, `xargs`, ...), the
+    /// rule must spell out everything up to and including the wrapped command's
+    /// name, so `Bash(setsid:*)` does not allow `setsid make deploy` while
+    /// `Bash(sudo apt update)` allows `sudo apt update`. A `find` with an action that
+    /// runs, deletes or writes (`-exec`, `-delete`, `-fprint`, ...) must be spelled
+    /// out whole: `Bash(find:*)` does not allow `find . -delete`.
+    pub allow_guards: Vec<usize>,
+    /// Whether an allow rule with a pattern may cover the part: `false` when the
+    /// program is only known at run time (`$CMD`, `$(...)`).
+    pub allowable: bool,
+    /// Whether the part's command is in the read-only command set (SPEC §4
+    /// "Defaults"); what it writes through redirects is in
+    /// [`ParsedCommand::files`].
+    pub read_only: bool,
+    /// Whether the part is a common filesystem command `acceptEdits` mode accepts in
+    /// the working directories (`mkdir`, `touch`, `mv`, `cp`; reference §3.4).
+    pub edits_files: bool,
+    /// Whether what the part runs is known only when the shell runs (see
+    /// [`ParsedCommand::certain`] for the cases); such a part makes its whole
+    /// command uncertain.
+    pub uncertain: bool,
+}
+
+/// A file a command reads or writes: a path argument of a file command the core
+/// recognises, or a redirect target (SPEC §4: judged as `Read(<path>)` or
+/// `Edit(<path>)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileArg {
+    /// The path as written (quotes resolved).
+    pub path: String,
+    /// Whether the command writes it (else it only reads it).
+    pub write: bool,
+    /// Whether it is a redirect target (an allow rule for the command does not
+    /// cover a redirect write: it needs an Edit allow of its own).
+    pub redirect: bool,
+    /// Whether the path holds an expansion or a glob (known only at run time).
+    pub dynamic: bool,
+    /// The directories a relative path is taken from.
+    pub bases: Bases,
+    /// Whether the command removes it (`rm`, `rmdir`): removing a critical path is
+    /// never approved automatically (reference §3.3).
+    pub remove: bool,
+}
+
+impl FileArg {
+    /// Whether the path can be resolved before the shell runs: no expansion, and
+    /// absolute or `~`, or relative to directories all known.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn resolvable(&self) -> bool {
+        !self.dynamic
+            && (self.path.starts_with('/') || self.path.starts_with('~') || !self.bases.unknown)
+    }
+
+    /// The path as written, taken from each of the directories it may be relative
+    /// to (absolute and `~` paths as they are).
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn candidates(&self) -> Vec<String> {
+        self.bases
+            .dirs
+            .iter()
+            .map(|b| Bases::join(b, &self.path))
+            .collect()
+    }
+}
+
+/// A file a command writes through a redirect (SPEC §4: judged as `Edit(<path>)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteTarget {
+    /// The target as written (quotes resolved).
+    pub path: String,
+    /// Whether the path can be resolved: `false` when it holds an expansion, or when
+    /// it is relative and the command changes directory somewhere unknown first.
+    pub resolvable: bool,
+}
+
+/// A shell command split into parts (SPEC §4 "Compound shell commands").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedCommand {
+    /// The whole command, trimmed (deny and ask rules meet it too).
+    pub full: String,
+    /// Its parts, nested ones included.
+    pub parts: Vec<Part>,
+    /// Files written through redirects (`/dev/null` excepted).
+    pub write_targets: Vec<WriteTarget>,
+    /// Every file the command reads or writes that the core recognises: redirect
+    /// targets (`/dev/null` excepted) and the path arguments of file commands.
+    pub files: Vec<FileArg>,
+    /// Whether the command was parsed with confidence. When `false`, no rule and no
+    /// mode default allows it: at least a plain ask in every mode,
+    /// `bypassPermissions` included; deny and ask rules still meet every part
+    /// found.
+    ///
+    /// **\[decision\]** (SPEC §4: "a command that cannot be parsed is never allowed
+    /// by a rule"; issue #3: no shell trick dodges the rules). Besides a command the
+    /// parser refuses, a command is uncertain when one of its parts runs something
+    /// known only at run time, which no deny or ask rule can be shown not to match:
+    ///
+    /// - a program word (past wrappers and assignments) holding an expansion, a
+    ///   command substitution, a glob or a brace expansion (`$X`, `"$f"`,
+    ///   `$(echo rm)`, `` `printf rm` ``, `${CMD:-rm}`, `r${EMPTY}m`,
+    ///   `{rm,-rf,build}`, `/bin/r?`, `/bin/r[m]`, `rm${IFS}-rf`), or a word that
+    ///   `xargs -I` replaces;
+    /// - a shell fed code on its standard input: `sh`, `bash -s`, `… | sh`,
+    ///   `sh <<EOF`, `bash <<< '…'` (a here-document's or here-string's text is still
+    ///   parsed, so deny and ask rules meet it);
+    /// - `eval` (its arguments are still parsed);
+    /// - `source`/`.` of a process substitution, an expansion or standard input;
+    /// - a `-c` string that is not a plain word (`sh -c "$X"`, `sh -c '{}'` under
+    ///   `xargs -I{}`), `env -S`.
+    ///
+    /// Such a command is never allowed by any rule, a bare `Bash`/`Bash(*)` allow
+    /// included, nor by any mode; where its visible text matches a deny rule it is
+    /// still denied.
+    pub certain: bool,
+}
+
+impl ParsedCommand {
+    /// Whether every part is read-only and nothing is written: the command is in the
+    /// read-only command set (SPEC §4 "Defaults").
+    #[must_use]
+    pub fn is_read_only(&self) -> bool {
+        self.certain
+            && !self.parts.is_empty()
+            && self.parts.iter().all(|p| p.read_only)
+            && !self.files.iter().any(|f| f.write)
+    }
+}
+
+impl fmt::Display for ParsedCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<&str> = self.parts.iter().map(|p| p.raw.as_str()).collect();
+        write!(f, "{}", parts.join(" ; "))
+    }
+}

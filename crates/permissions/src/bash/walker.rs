@@ -1,0 +1,774 @@
+//! The walker: a command parsed with `brush-parser` and its syntax tree walked into
+//! the simple commands it runs (SPEC §4 "Compound shell commands"): `&&`, `||`, `;`,
+//! pipelines, subshells, brace groups, `if`/`while`/`until`/`for`/`case`, function
+//! bodies, `[[ ... ]]` and arithmetic. Each simple command keeps its redirects and
+//! the directories the `cd`s before it may have moved it to (SPEC §4 "Read and Edit
+//! rules meet shell commands").
+//!
+//! [`split`] is the entry point. A command too long or nested too deep is not parsed
+//! at all: it is a [`SplitError`].
+
+use super::words::Word;
+use super::wrappers::strip_step;
+use brush_parser::ast;
+use brush_parser::{Parser, ParserOptions, SourceInfo};
+
+/// How deep substitutions, `sh -c` strings and `eval` may nest before a command is
+/// taken as one that cannot be parsed.
+pub(super) const MAX_DEPTH: usize = 16;
+/// Commands longer than this are not parsed (a plain ask; deny rules still meet them).
+const MAX_LEN: usize = 64 * 1024;
+/// Bracket nesting deeper than this is not parsed (the parser recurses).
+const MAX_NESTING: usize = 64;
+
+/// How deep `(` may nest before a command counts as one that cannot be parsed.
+/// brush-parser backtracks exponentially on runs of unclosed `(` (found by fuzzing:
+/// `( (ls w((((((((((((((((((((((((e` took seconds, doubling per `(`), so a deeper
+/// command is never parsed: it gets at least a plain ask (SPEC §4).
+const MAX_PAREN_NESTING: usize = 12;
+/// How many directories a command may have moved to before the next one is unknown.
+const MAX_BASES: usize = 8;
+
+/// What a redirect does with its target.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectKind {
+    /// `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&file`: writes the target.
+    Write,
+    /// `<`: reads the target.
+    Read,
+    /// `<<`, `<<-`: a here-document; the target is the delimiter.
+    HereDoc,
+    /// `<<<`: a here-string; the target is the string.
+    HereString,
+    /// `>&2`, `<&0`, `>&-`: duplicates or closes a descriptor.
+    Duplicate,
+}
+
+/// One redirect of a simple command.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// What the redirect does.
+    pub kind: RedirectKind,
+    /// The target word (a path, a delimiter, a descriptor).
+    pub target: Word,
+    /// A here-document's text (`None` for every other redirect).
+    pub body: Option<String>,
+}
+
+/// The directories a command may be in when one of its parts runs, as written by the
+/// `cd`s before it (`""` is the session's working directory). SPEC §4 "Read and Edit
+/// rules meet shell commands".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bases {
+    /// Every directory the part may run in, relative ones relative to the working
+    /// directory. Always holds `""` unless a `cd` is certain to have run.
+    pub dirs: Vec<String>,
+    /// Whether the part may also run somewhere not known before the shell runs
+    /// (`cd $X`, `cd -`, a `cd` in a loop).
+    pub unknown: bool,
+}
+
+impl Default for Bases {
+    fn default() -> Self {
+        Bases {
+            dirs: vec![String::new()],
+            unknown: false,
+        }
+    }
+}
+
+impl Bases {
+    /// `path` taken from directory `base` (both as written): an absolute or `~` path
+    /// stays as it is.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn join(base: &str, path: &str) -> String {
+        if base.is_empty() || path.starts_with('/') || path.starts_with('~') {
+            path.to_owned()
+        } else if path.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{}/{path}", base.trim_end_matches('/'))
+        }
+    }
+
+    fn cd(&mut self, target: Option<&Word>, certain_to_run: bool) {
+        match target {
+            Some(w) if !w.dynamic && w.text != "-" => {
+                let moved: Vec<String> =
+                    self.dirs.iter().map(|b| Bases::join(b, &w.text)).collect();
+                if !certain_to_run {
+                    self.dirs.extend(moved);
+                } else {
+                    self.dirs = moved;
+                }
+            }
+            None => {
+                if !certain_to_run {
+                    self.dirs.push("~".to_owned());
+                } else {
+                    self.dirs = vec!["~".to_owned()];
+                }
+            }
+            Some(_) => self.unknown = true,
+        }
+        self.tidy();
+    }
+
+    fn tidy(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        self.dirs.retain(|d| seen.insert(d.clone()));
+        if self.dirs.len() > MAX_BASES {
+            self.dirs.truncate(MAX_BASES);
+            self.unknown = true;
+        }
+    }
+}
+
+/// A simple command as [`split`] found it.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SimpleCommand {
+    /// Its words (leading assignments included), redirects taken out.
+    pub words: Vec<Word>,
+    /// Its redirects, in order.
+    pub redirects: Vec<Redirect>,
+    /// Its text as written (words and redirects as the parser read them).
+    pub raw: String,
+    /// The directories it may run in.
+    pub bases: Bases,
+}
+
+/// Why a command could not be parsed with confidence.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    /// The shell parser refused the command (an unbalanced quote, a syntax error).
+    #[error("the shell parser refused it: {0}")]
+    Syntax(String),
+    /// Substitutions nest deeper than this crate follows.
+    #[error("nested more than {MAX_DEPTH} levels deep")]
+    TooDeep,
+    /// A construct whose commands cannot be known before the shell runs.
+    #[error("unsupported shell construct: {0}")]
+    Unsupported(&'static str),
+}
+
+/// Parses `command` into simple commands (SPEC §4 "Compound shell commands").
+///
+/// Commands found inside `$(...)`, backticks, `<(...)`, `>(...)`, `${...}`,
+/// arithmetic and unquoted here-documents are returned as simple commands of their
+/// own, before the command that holds them.
+///
+/// # Errors
+///
+/// [`SplitError`] when the parser refuses the command, it nests too deep, or a word
+/// cannot be resolved.
+pub fn split(command: &str) -> Result<Vec<SimpleCommand>, SplitError> {
+    split_at(command, 0)
+}
+
+fn split_at(command: &str, depth: usize) -> Result<Vec<SimpleCommand>, SplitError> {
+    let mut w = Walker::new(depth, Bases::default());
+    w.text(command)?;
+    match w.error {
+        Some(e) => Err(e),
+        None => Ok(w.out),
+    }
+}
+
+/// Whether `s` has a `(` followed, past whitespace, by another `(` (quotes ignored).
+fn spaced_double_paren(s: &str) -> bool {
+    let mut after_open_space = false;
+    let mut prev_open = false;
+    for c in s.chars() {
+        match c {
+            '(' if after_open_space => return true,
+            '(' => {
+                prev_open = true;
+                after_open_space = false;
+            }
+            c if c.is_whitespace() && (prev_open || after_open_space) => {
+                prev_open = false;
+                after_open_space = true;
+            }
+            _ => {
+                prev_open = false;
+                after_open_space = false;
+            }
+        }
+    }
+    false
+}
+
+/// The deepest bracket nesting of `s`, counted coarsely (quotes ignored).
+fn nesting(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in s.chars() {
+        match c {
+            '(' | '{' | '[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max.max(s.matches('`').count() / 2)
+}
+
+/// The deepest run of `(` in `s`, counting every `(` whether or not it is closed.
+fn paren_nesting(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in s.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
+    if command.len() > MAX_LEN {
+        return Err(SplitError::Unsupported("a command this long"));
+    }
+    if nesting(command) > MAX_NESTING || paren_nesting(command) > MAX_PAREN_NESTING {
+        return Err(SplitError::TooDeep);
+    }
+    let run = || {
+        let mut parser = Parser::new(
+            std::io::BufReader::new(command.as_bytes()),
+            &ParserOptions::default(),
+            &SourceInfo::default(),
+        );
+        parser.parse_program()
+    };
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => Err(SplitError::Syntax(e.to_string())),
+        Err(_) => Err(SplitError::Unsupported(
+            "a command the shell parser fails on",
+        )),
+    }
+}
+
+/// Walks a syntax tree, collecting simple commands.
+pub(super) struct Walker {
+    pub(super) depth: usize,
+    pub(super) out: Vec<SimpleCommand>,
+    pub(super) error: Option<SplitError>,
+    bases: Bases,
+    /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
+    repeated: usize,
+    /// Inside a conditional or asynchronous context: a `cd` there may not run.
+    uncertain_flow: usize,
+    /// The text holds `(` and `(` apart (`( (cmd) )`), which the parser may read as
+    /// an arithmetic command.
+    spaced_parens: bool,
+}
+
+impl Walker {
+    pub(super) fn new(depth: usize, bases: Bases) -> Self {
+        Walker {
+            depth,
+            out: Vec::new(),
+            error: None,
+            bases,
+            repeated: 0,
+            uncertain_flow: 0,
+            spaced_parens: false,
+        }
+    }
+
+    pub(super) fn fail(&mut self, e: SplitError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    /// Parses and walks `command` as a nested program.
+    pub(super) fn text(&mut self, command: &str) -> Result<(), SplitError> {
+        if self.depth > MAX_DEPTH {
+            return Err(SplitError::TooDeep);
+        }
+        let program = parse_program(command)?;
+        self.spaced_parens |= spaced_double_paren(command);
+        for list in &program.complete_commands {
+            self.list(list);
+        }
+        Ok(())
+    }
+
+    pub(super) fn nested(&mut self, command: &str) {
+        let mut inner = Walker::new(self.depth + 1, self.bases.clone());
+        inner.repeated = self.repeated;
+        inner.uncertain_flow = self.uncertain_flow + 1;
+        if let Err(e) = inner.text(command) {
+            self.fail(e);
+        }
+        if let Some(e) = inner.error.take() {
+            self.fail(e);
+        }
+        // A substitution runs in a subshell: its `cd` stays there, but keep the
+        // directories anyway (more candidates only make matching stricter).
+        self.bases.dirs.extend(inner.bases.dirs);
+        self.bases.unknown |= inner.bases.unknown;
+        self.bases.tidy();
+        self.out.append(&mut inner.out);
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for item in &list.0 {
+            let asynchronous = matches!(item.1, ast::SeparatorOperator::Async);
+            self.uncertain_flow += usize::from(asynchronous);
+            self.and_or(&item.0);
+            self.uncertain_flow -= usize::from(asynchronous);
+        }
+    }
+
+    /// A `cd` is certain to have moved the commands after it only when it ran (all
+    /// operators before it are `&&`) and they run only if it succeeded (`&&` after it).
+    fn and_or(&mut self, list: &ast::AndOrList) {
+        let ands: Vec<bool> = list
+            .additional
+            .iter()
+            .map(|a| matches!(a, ast::AndOr::And(_)))
+            .collect();
+        let pipelines =
+            std::iter::once(&list.first).chain(list.additional.iter().map(|a| match a {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            }));
+        for (i, p) in pipelines.enumerate() {
+            let certain = ands.get(..i).is_some_and(|b| b.iter().all(|x| *x))
+                && ands.get(i).copied().unwrap_or(false);
+            let flag = usize::from(!certain);
+            self.uncertain_flow += flag;
+            self.pipeline(p);
+            self.uncertain_flow -= flag;
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) {
+        let piped = usize::from(p.seq.len() > 1);
+        self.uncertain_flow += piped;
+        for c in &p.seq {
+            self.command(c);
+        }
+        self.uncertain_flow -= piped;
+    }
+
+    fn command(&mut self, c: &ast::Command) {
+        match c {
+            ast::Command::Simple(s) => self.simple(s),
+            ast::Command::Compound(cc, redirects) => {
+                self.compound(cc);
+                self.redirect_only(redirects.as_ref().map(|r| r.0.as_slice()));
+            }
+            ast::Command::Function(f) => {
+                self.repeated += 1;
+                self.uncertain_flow += 1;
+                self.compound(&f.body.0);
+                self.redirect_only(f.body.1.as_ref().map(|r| r.0.as_slice()));
+                self.repeated -= 1;
+                self.uncertain_flow -= 1;
+            }
+            ast::Command::ExtendedTest(e) => self.extended_test(e),
+        }
+    }
+
+    fn redirect_only(&mut self, redirects: Option<&[ast::IoRedirect]>) {
+        let Some(redirects) = redirects else { return };
+        let mut cmd = SimpleCommand {
+            bases: self.bases.clone(),
+            ..SimpleCommand::default()
+        };
+        for r in redirects {
+            self.redirect(r, &mut cmd);
+        }
+        if !cmd.redirects.is_empty() {
+            self.out.push(cmd);
+        }
+    }
+
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr) {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
+                self.extended_test(a);
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+                self.word(&w.value);
+            }
+            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.word(&a.value);
+                self.word(&b.value);
+            }
+        }
+    }
+
+    fn compound(&mut self, cc: &ast::CompoundCommand) {
+        match cc {
+            ast::CompoundCommand::Arithmetic(a) => {
+                self.scan(&a.expr.value);
+                // The parser reads `( (cmd) )` as the arithmetic `((cmd))`; the shell
+                // runs nested subshells. Where the text has a `(` and another `(`
+                // apart, the expression is also walked as commands.
+                if self.spaced_parens {
+                    let before = self.error.clone();
+                    self.nested(&a.expr.value);
+                    // An arithmetic expression that is no command is not an error.
+                    if before.is_none() && matches!(self.error, Some(SplitError::Syntax(_))) {
+                        self.error = None;
+                    }
+                }
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.scan(&e.value);
+                }
+                self.looped(|w| w.list(&f.body.0));
+            }
+            ast::CompoundCommand::BraceGroup(b) => self.list(&b.0),
+            ast::CompoundCommand::Subshell(s) => self.list(&s.0),
+            ast::CompoundCommand::ForClause(f) => {
+                for v in f.values.iter().flatten() {
+                    self.word(&v.value);
+                }
+                self.looped(|w| w.list(&f.body.0));
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                self.word(&c.value.value);
+                self.uncertain_flow += 1;
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(&p.value);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd);
+                    }
+                }
+                self.uncertain_flow -= 1;
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.uncertain_flow += 1;
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c);
+                    }
+                    self.list(&e.body);
+                }
+                self.uncertain_flow -= 1;
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.looped(|me| {
+                    me.list(&w.0);
+                    me.list(&w.1 .0);
+                });
+            }
+        }
+    }
+
+    fn looped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.repeated += 1;
+        self.uncertain_flow += 1;
+        f(self);
+        self.repeated -= 1;
+        self.uncertain_flow -= 1;
+    }
+
+    fn simple(&mut self, s: &ast::SimpleCommand) {
+        let mut cmd = SimpleCommand::default();
+        let mut raw: Vec<String> = Vec::new();
+        let items = s
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter().map(Some))
+            .chain(std::iter::once(None))
+            .chain(s.suffix.iter().flat_map(|p| p.0.iter().map(Some)));
+        for item in items {
+            match item {
+                None => {
+                    if let Some(w) = &s.word_or_name {
+                        raw.push(w.value.clone());
+                        let word = self.word(&w.value);
+                        cmd.words.push(word);
+                    }
+                }
+                Some(ast::CommandPrefixOrSuffixItem::Word(w)) => {
+                    raw.push(w.value.clone());
+                    let word = self.word(&w.value);
+                    cmd.words.push(word);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)) => {
+                    raw.push(w.value.clone());
+                    let word = self.word(&w.value);
+                    cmd.words.push(word);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::IoRedirect(r)) => {
+                    raw.push(r.to_string().trim().to_owned());
+                    self.redirect(r, &mut cmd);
+                }
+                Some(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub)) => {
+                    let text = format!("{kind}({sub})");
+                    raw.push(text.clone());
+                    self.list(&sub.0);
+                    cmd.words.push(Word {
+                        text,
+                        dynamic: true,
+                        quoted: false,
+                    });
+                }
+            }
+        }
+        cmd.raw = raw.join(" ");
+        cmd.bases = self.bases.clone();
+        self.track_cd(&cmd.words);
+        if !cmd.words.is_empty() || !cmd.redirects.is_empty() {
+            self.out.push(cmd);
+        }
+    }
+
+    /// Follows a `cd`/`pushd`/`popd` among `words` (past wrappers).
+    fn track_cd(&mut self, words: &[Word]) {
+        let mut rest = words;
+        while let Some(n) = strip_step(rest, false) {
+            if n == 0 {
+                break;
+            }
+            rest = rest.get(n..).unwrap_or_default();
+        }
+        let Some((first, args)) = rest.split_first() else {
+            return;
+        };
+        let certain = self.uncertain_flow == 0;
+        match first.text.as_str() {
+            "cd" | "pushd" | "chdir" => {
+                let target = args
+                    .iter()
+                    .find(|a| a.text == "--" || !a.text.starts_with('-') || a.text == "-");
+                let target = match target {
+                    Some(t) if t.text == "--" => args.iter().skip_while(|a| a.text != "--").nth(1),
+                    t => t,
+                };
+                if self.repeated > 0 {
+                    self.bases.unknown = true;
+                } else {
+                    self.bases.cd(target, certain);
+                }
+            }
+            "popd" => self.bases.unknown = true,
+            _ => {}
+        }
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect, cmd: &mut SimpleCommand) {
+        use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
+        match r {
+            ast::IoRedirect::File(_, kind, target) => {
+                let word = match target {
+                    T::Filename(w) | T::Duplicate(w) => self.word(&w.value),
+                    T::Fd(n) => Word {
+                        text: n.to_string(),
+                        ..Word::default()
+                    },
+                    T::ProcessSubstitution(_, sub) => {
+                        self.list(&sub.0);
+                        return;
+                    }
+                };
+                let kind = match (kind, target) {
+                    (_, T::Fd(_)) => RedirectKind::Duplicate,
+                    (K::Read, _) => RedirectKind::Read,
+                    (K::DuplicateInput | K::DuplicateOutput, _)
+                        if word.text == "-"
+                            || (!word.text.is_empty()
+                                && word.text.chars().all(|c| c.is_ascii_digit())) =>
+                    {
+                        RedirectKind::Duplicate
+                    }
+                    (K::DuplicateInput, _) => RedirectKind::Read,
+                    _ => RedirectKind::Write,
+                };
+                cmd.redirects.push(Redirect {
+                    kind,
+                    target: word,
+                    body: None,
+                });
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if doc.requires_expansion {
+                    self.scan(&doc.doc.value);
+                }
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::HereDoc,
+                    target: Word {
+                        text: doc.here_end.value.clone(),
+                        ..Word::default()
+                    },
+                    body: Some(doc.doc.value.clone()),
+                });
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                let target = self.word(&w.value);
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::HereString,
+                    target,
+                    body: None,
+                });
+            }
+            ast::IoRedirect::OutputAndError(w, _) => {
+                let target = self.word(&w.value);
+                cmd.redirects.push(Redirect {
+                    kind: RedirectKind::Write,
+                    target,
+                    body: None,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bash::parse_command;
+    use crate::bash::tests::words;
+
+    #[test]
+    fn splits_on_operators() {
+        assert_eq!(
+            words("a && b || c; d | e & f\ng |& h"),
+            vec![
+                vec!["a"],
+                vec!["b"],
+                vec!["c"],
+                vec!["d"],
+                vec!["e"],
+                vec!["f"],
+                vec!["g"],
+                vec!["h"]
+            ]
+        );
+        assert_eq!(
+            words("(cd x && rm -rf y)"),
+            vec![vec!["cd", "x"], vec!["rm", "-rf", "y"]]
+        );
+        assert_eq!(
+            words("if a; then b; elif c; then d; else e; fi; while f; do g; done"),
+            vec![
+                vec!["a"],
+                vec!["b"],
+                vec!["c"],
+                vec!["d"],
+                vec!["e"],
+                vec!["f"],
+                vec!["g"]
+            ]
+        );
+        assert_eq!(
+            words("for x in a b; do rm $x; done; case y in a) rm z;; esac; f() { rm w; }"),
+            vec![vec!["rm", "$x"], vec!["rm", "z"], vec!["rm", "w"]]
+        );
+    }
+
+    #[test]
+    fn substitutions_become_parts() {
+        assert_eq!(
+            words("echo $(rm -rf /)"),
+            vec![vec!["rm", "-rf", "/"], vec!["echo", "$(rm -rf /)"]]
+        );
+        assert_eq!(
+            words("echo \"x $(id) `whoami`\""),
+            vec![
+                vec!["id"],
+                vec!["whoami"],
+                vec!["echo", "x $(id) $(whoami)"]
+            ]
+        );
+        let w = words("diff <(ls a) >(cat)");
+        assert_eq!(w.first().unwrap(), &vec!["ls", "a"]);
+        assert_eq!(w.get(1).unwrap(), &vec!["cat"]);
+        // Single quotes keep substitutions literal.
+        assert_eq!(
+            words("echo '$(rm -rf /)'"),
+            vec![vec!["echo", "$(rm -rf /)"]]
+        );
+        for cmd in [
+            "echo ${X:-$(rm -rf /)}",
+            "echo $((1 + $(rm -rf /)))",
+            "cat <<EOF\n$(rm -rf /)\nEOF",
+            "x=$(rm -rf /)",
+            "[[ -f $(rm -rf /) ]]",
+            "echo `echo \\`rm -rf /\\``",
+        ] {
+            assert!(
+                words(cmd)
+                    .iter()
+                    .any(|w| w.first().map(String::as_str) == Some("rm")),
+                "{cmd}"
+            );
+        }
+        // A quoted here-document is text.
+        assert_eq!(
+            words("cat <<'EOF'\nrm -rf /\nEOF\nls"),
+            vec![vec!["cat"], vec!["ls"]]
+        );
+    }
+
+    #[test]
+    fn redirects() {
+        let s = split("echo hi > out.txt 2>&1 < in").unwrap();
+        let s = s.first().unwrap();
+        assert_eq!(s.words.len(), 2);
+        let kinds: Vec<_> = s.redirects.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                RedirectKind::Write,
+                RedirectKind::Duplicate,
+                RedirectKind::Read
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_on_unbalanced_input() {
+        assert!(split("echo 'x").is_err());
+        assert!(split("echo \"x").is_err());
+        assert!(split("echo $(x").is_err());
+        assert!(split("echo `x").is_err());
+        assert!(
+            split("cat <<EOF\nno end").is_err()
+                || !parse_command("cat <<EOF\nno end").parts.is_empty()
+        );
+        let deep = format!("{}x{}", "$(".repeat(100), ")".repeat(100));
+        assert!(split(&deep).is_err());
+        assert!(!parse_command(&deep).certain);
+    }
+
+    #[test]
+    fn comments_are_skipped() {
+        assert_eq!(words("ls # rm -rf /\npwd"), vec![vec!["ls"], vec!["pwd"]]);
+        assert_eq!(words("echo a#b"), vec![vec!["echo", "a#b"]]);
+    }
+}

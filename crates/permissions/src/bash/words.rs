@@ -1,0 +1,221 @@
+//! Words and expansion: one word of a simple command resolved into a [`Word`]
+//! (quotes, escapes and `$'...'` removed, and whether its value is known only at run
+//! time), the commands inside its substitutions, `${...}` operands and arithmetic
+//! walked in their turn (SPEC §4 "Compound shell commands"); and the word helpers the
+//! other files share.
+
+use super::walker::{SplitError, Walker, MAX_DEPTH};
+use brush_parser::word::{self as bword, WordPiece, WordPieceWithSource};
+use brush_parser::ParserOptions;
+
+/// One word of a simple command, quotes and escapes resolved.
+///
+/// SPEC §4.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Word {
+    /// The word's text after quote removal (expansions are kept as written).
+    pub text: String,
+    /// Whether the word's value is only known when the shell runs: it holds a
+    /// parameter expansion, a command/process substitution, or an unquoted glob.
+    pub dynamic: bool,
+    /// Whether any part of the word was quoted or escaped.
+    pub quoted: bool,
+}
+
+impl Walker {
+    /// Resolves one word; the commands inside it are walked.
+    pub(super) fn word(&mut self, raw: &str) -> Word {
+        let mut w = Word::default();
+        match bword::parse(raw, &ParserOptions::default()) {
+            Ok(pieces) => self.pieces(&pieces, raw, &mut w, false),
+            Err(_) => {
+                self.fail(SplitError::Syntax(format!("the word {raw:?}")));
+                w.text = raw.to_owned();
+                w.dynamic = true;
+            }
+        }
+        w
+    }
+
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], src: &str, w: &mut Word, in_dq: bool) {
+        for p in pieces {
+            let piece_src = src.get(p.start_index..p.end_index).unwrap_or_default();
+            match &p.piece {
+                WordPiece::Text(t) => {
+                    if !in_dq
+                        && (t.contains(['*', '?'])
+                            || t.find('[')
+                                .is_some_and(|i| t.get(i + 1..).is_some_and(|r| r.contains(']')))
+                            || brace_expansion(t))
+                    {
+                        w.dynamic = true;
+                    }
+                    w.text.push_str(t);
+                }
+                WordPiece::SingleQuotedText(t) => {
+                    w.quoted = true;
+                    w.text.push_str(t);
+                }
+                WordPiece::AnsiCQuotedText(t) => {
+                    w.quoted = true;
+                    w.text.push_str(&ansi_c(t));
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    w.quoted = true;
+                    self.pieces(inner, src, w, true);
+                }
+                WordPiece::TildePrefix(user) => {
+                    w.text.push('~');
+                    w.text.push_str(user);
+                    if !user.is_empty() {
+                        w.dynamic = true;
+                    }
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    w.dynamic = true;
+                    w.text.push_str(piece_src);
+                    let inner = piece_src
+                        .strip_prefix("${")
+                        .and_then(|s| s.strip_suffix('}'))
+                        .unwrap_or_default();
+                    self.scan(inner);
+                }
+                WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                    w.dynamic = true;
+                    w.text.push_str(&format!("$({s})"));
+                    self.nested(s);
+                }
+                WordPiece::EscapeSequence(e) => {
+                    w.quoted = true;
+                    let c = e.strip_prefix('\\').unwrap_or(e);
+                    if c != "\n" {
+                        w.text.push_str(c);
+                    }
+                }
+                WordPiece::ArithmeticExpression(a) => {
+                    w.dynamic = true;
+                    w.text.push_str(&format!("$(({}))", a.value));
+                    self.scan(&a.value);
+                }
+            }
+        }
+    }
+
+    /// Walks the substitutions inside text that is expanded like a double-quoted
+    /// string (here-document bodies, `${...}` operands, arithmetic).
+    pub(super) fn scan(&mut self, text: &str) {
+        if !(text.contains("$(") || text.contains('`') || text.contains("${")) {
+            return;
+        }
+        if self.depth > MAX_DEPTH {
+            self.fail(SplitError::TooDeep);
+            return;
+        }
+        let quoted = format!("\"{}\"", text.replace('"', "\\\""));
+        self.depth += 1;
+        let _ = self.word(&quoted);
+        self.depth -= 1;
+    }
+}
+
+/// Whether unquoted text holds a brace expansion: `{a,b}` or `{a..b}`.
+fn brace_expansion(t: &str) -> bool {
+    t.match_indices('{').any(|(i, _)| {
+        t.get(i + 1..)
+            .and_then(|r| r.find('}').and_then(|j| r.get(..j)))
+            .is_some_and(|inner| inner.contains(',') || inner.contains(".."))
+    })
+}
+
+/// Resolves the escapes of an ANSI-C quoted string (`$'...'`).
+fn ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let radix_char = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+                          radix: u32,
+                          max: usize,
+                          first: Option<char>| {
+            let mut digits = String::new();
+            if let Some(f) = first {
+                digits.push(f);
+            }
+            while digits.len() < max {
+                match chars.peek() {
+                    Some(d) if d.is_digit(radix) => {
+                        digits.push(*d);
+                        chars.next();
+                    }
+                    _ => break,
+                }
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let decoded = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            'x' => radix_char(&mut chars, 16, 2, None),
+            'u' => radix_char(&mut chars, 16, 4, None),
+            'U' => radix_char(&mut chars, 16, 8, None),
+            '0'..='7' => radix_char(&mut chars, 8, 3, Some(e)),
+            other => {
+                out.push('\\');
+                Some(other)
+            }
+        };
+        if let Some(d) = decoded {
+            out.push(d);
+        }
+    }
+    out
+}
+
+pub(super) fn join(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The last path segment of a program word (`/bin/rm` -> `rm`).
+///
+/// SPEC §4.
+#[must_use]
+pub fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bash::tests::words;
+
+    #[test]
+    fn quotes_hide_operators() {
+        assert_eq!(
+            words("echo 'a && b' \"c;d\" e\\;f"),
+            vec![vec!["echo", "a && b", "c;d", "e;f"]]
+        );
+        assert_eq!(words("r'm' -rf /"), vec![vec!["rm", "-rf", "/"]]);
+        assert_eq!(words("$'\\x72m' -rf /"), vec![vec!["rm", "-rf", "/"]]);
+        assert_eq!(words("\"r\"\\m x"), vec![vec!["rm", "x"]]);
+    }
+}
