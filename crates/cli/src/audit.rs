@@ -14,17 +14,15 @@ mod attacks;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
 
-use attacks::{Arm, Family, NotExercised};
-use policy::{ManagedLocation, ManagedSettings, Policy, PolicyError};
+use crate::source::{first_line, TempFolder};
+use attacks::{Arm, Attack, Family, NotExercised};
+use permissions::classic::{ClassicHooks, HandlerKind, PRE_TOOL_USE};
+use permissions::SettingsSource;
+use policy::{ManagedLocation, ManagedSettings, Policy, PolicyError, SourceKind};
 use serde_json::{json, Value};
-use session::{Session, SessionConfig};
+use session::{HookRunner, Session, SessionConfig};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// The example managed settings compiled into the binary (SPEC §2.1 layout).
-const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
-/// The example `managed-mcp.json` compiled into the binary.
-const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
 
 /// The width the table keeps within.
 const WIDTH: usize = 100;
@@ -36,10 +34,10 @@ const COLUMNS: [usize; 3] = [44, 22, 22];
 pub enum AuditSource {
     /// A folder named with `--managed`; it must exist (bad input otherwise).
     Folder(PathBuf),
-    /// The platform folder; when it does not exist, the audit runs on the example
-    /// policy embedded in the binary and says so.
+    /// The platform folder; when it does not exist, the audit runs on the empty policy
+    /// the engine reads there and says so, as `policy show` does (issue #8 item 4).
     Platform(PathBuf),
-    /// The example policy embedded in the binary (`examples/managed/`).
+    /// The example policy embedded in the binary (`examples/managed/`, `--example`).
     Embedded,
 }
 
@@ -68,6 +66,23 @@ impl fmt::Display for AuditError {
 /// An ordinary error, so callers may box it.
 impl std::error::Error for AuditError {}
 
+/// The error as the CLI reports it (issue #8 item 4).
+impl AuditError {
+    /// The file, position, reason and exit code (2 bad input, 3 unreadable policy).
+    pub fn to_cli_error(&self, source: &AuditSource) -> crate::error::CliError {
+        use crate::error::CliError;
+        match self {
+            AuditError::PolicyUnreadable(e) => CliError::from_policy(e),
+            AuditError::BadInput(m) => match source {
+                AuditSource::Folder(p) | AuditSource::Platform(p) => {
+                    CliError::parsed(m.clone(), p, crate::EXIT_BAD_INPUT)
+                }
+                AuditSource::Embedded => CliError::new(None, m.clone(), crate::EXIT_BAD_INPUT),
+            },
+        }
+    }
+}
+
 /// One attack, run twice (issue #2 item 7).
 #[derive(Debug, Clone)]
 struct Row {
@@ -95,6 +110,28 @@ impl Row {
     }
 }
 
+/// One managed classic hook and the attacks it met (issue #8 item 3).
+#[derive(Debug, Clone)]
+struct HookRow {
+    /// The classic event (`PreToolUse`, `PostToolUse`, ...).
+    event: String,
+    /// The matcher as written (`None`: none, which matches every tool).
+    matcher: Option<String>,
+    /// The command, or why the handler cannot run.
+    command: String,
+    /// The managed file it was read from, relative to the folder.
+    file: String,
+    /// Its JSON pointer within `file`.
+    pointer: String,
+    /// `Some(why)` for a handler this engine cannot run (a managed one denies
+    /// wherever it matches, SPEC §4, whatever the runner).
+    unrunnable: Option<String>,
+    /// The labels of the attacks whose tool call it matches, each once.
+    attacks: Vec<String>,
+    /// How many attack rows raised a call it matches.
+    rows: usize,
+}
+
 /// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
@@ -113,6 +150,10 @@ pub struct AuditReport {
     rows: Vec<Row>,
     /// Deny/ask rules no synthesized call could exercise.
     not_exercised: Vec<NotExercised>,
+    /// How the policy's classic hooks were run: not at all, or sandboxed with a cap.
+    hook_runner: HookRunner,
+    /// The policy's classic hooks, each with the attacks it met.
+    hooks: Vec<HookRow>,
     /// What the policy itself leaves open.
     advice: Vec<String>,
     /// How many salvage warnings the policy read gave (SPEC §2.1).
@@ -191,6 +232,9 @@ impl AuditReport {
                 }
             }
         }
+        for l in self.render_hooks() {
+            line(&l);
+        }
         line("");
         line("what the policy itself leaves open (advice, not breaches):");
         if self.advice.is_empty() {
@@ -205,8 +249,77 @@ impl AuditReport {
         out
     }
 
+    /// How the hooks were run, in words (the hooks section's heading).
+    fn hooks_run_as(&self) -> String {
+        match self.hook_runner {
+            HookRunner::Sandboxed { cap } => format!(
+                "run with --run-hooks: each in a scratch home and working folder of its own, \
+                 PATH only, at most {} s",
+                cap.as_secs_f64()
+            ),
+            HookRunner::NotRun | HookRunner::Normal => "NOT RUN: the audit never runs the \
+                 policy's commands unless given --run-hooks; the verdicts above are the rules' \
+                 without them"
+                .to_owned(),
+        }
+    }
+
+    /// The hooks section: one entry per managed classic hook, with the attacks it was
+    /// (or, not run, was not) exercised against.
+    fn render_hooks(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.hooks.is_empty() {
+            return out;
+        }
+        out.push(String::new());
+        let heading = format!(
+            "managed classic hooks: {} ({})",
+            self.hooks.len(),
+            self.hooks_run_as()
+        );
+        out.extend(wrap(&heading, WIDTH, "  "));
+        let ran = matches!(self.hook_runner, HookRunner::Sandboxed { .. });
+        for h in &self.hooks {
+            let matcher = h
+                .matcher
+                .as_deref()
+                .map_or_else(|| "no matcher".to_owned(), |m| format!("matcher {m:?}"));
+            let what = format!("{} [{matcher}] `{}`", h.event, h.command);
+            for l in wrap(&what, WIDTH - 2, "    ") {
+                out.push(format!("  {l}"));
+            }
+            for l in wrap(&format!("at {} {}", h.file, h.pointer), WIDTH - 4, "  ") {
+                out.push(format!("    {l}"));
+            }
+            let list = h.attacks.join(", ");
+            let about = if h.event != PRE_TOOL_USE {
+                format!(
+                    "not exercised: no attack raises {} (the audit raises tool.check, which runs \
+                     PreToolUse hooks only)",
+                    h.event
+                )
+            } else if h.rows == 0 {
+                "not exercised: no attack's tool call matches it".to_owned()
+            } else if let Some(why) = &h.unrunnable {
+                format!(
+                    "cannot run ({why}): as a managed hook it denies wherever it matches, in \
+                     {} attack(s): {list}",
+                    h.rows
+                )
+            } else if ran {
+                format!("ran in {} attack(s): {list}", h.rows)
+            } else {
+                format!("not exercised against {} attack(s): {list}", h.rows)
+            };
+            for l in wrap(&about, WIDTH - 4, "  ") {
+                out.push(format!("    {l}"));
+            }
+        }
+        out
+    }
+
     /// The report as JSON: source, seating, every row with both arms and its result,
-    /// the rules not exercised, the advice, and the counts.
+    /// the rules not exercised, the classic hooks, the advice, and the counts.
     pub fn to_json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
@@ -227,12 +340,33 @@ impl AuditReport {
             .iter()
             .map(|n| json!({"behavior": n.behavior, "rule": n.rule, "reason": n.reason}))
             .collect();
+        let hooks: Vec<Value> = self
+            .hooks
+            .iter()
+            .map(|h| {
+                json!({
+                    "event": h.event,
+                    "matcher": h.matcher,
+                    "command": h.command,
+                    "file": h.file,
+                    "pointer": h.pointer,
+                    "unrunnable": h.unrunnable,
+                    "attacks": h.attacks,
+                    "attack_rows": h.rows,
+                })
+            })
+            .collect();
+        let (run, cap) = match self.hook_runner {
+            HookRunner::Sandboxed { cap } => ("sandboxed", Some(cap.as_secs_f64())),
+            HookRunner::NotRun | HookRunner::Normal => ("not_run", None),
+        };
         json!({
             "source": {
                 "kind": self.source_kind,
                 "folder": self.folder.as_ref().map(|p| p.display().to_string()),
                 "description": self.heading,
             },
+            "classic_hooks": {"run": run, "cap_seconds": cap, "hooks": hooks},
             "seated": self.seated,
             "seating": self.seating,
             "attacks": self.attacks(),
@@ -284,53 +418,20 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
     lines
 }
 
-/// A folder written out for the embedded example, removed when dropped.
-struct TempFolder(PathBuf);
-
-/// Writing out the embedded example.
-impl TempFolder {
-    /// Writes `examples/managed/` (compiled in) to a fresh folder under the system's
-    /// temporary folder (SPEC §2.1 layout).
-    fn example() -> Result<TempFolder, AuditError> {
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let dir =
-            std::env::temp_dir().join(format!("sec-default-audit-{}-{stamp}", std::process::id()));
-        let folder = TempFolder(dir);
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&folder.0)?;
-            std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
-            std::fs::write(folder.0.join(policy::MCP_FILE), EXAMPLE_MCP)?;
-            Ok(())
-        };
-        write().map_err(|e| {
-            AuditError::BadInput(format!(
-                "{}: cannot write the embedded example policy: {e}",
-                folder.0.display()
-            ))
-        })?;
-        Ok(folder)
-    }
-}
-
-/// The example folder does not outlive the audit.
-impl Drop for TempFolder {
-    /// Removes the folder; a failure to remove it is not the audit's concern.
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs the audit on `source` (issue #2 item 7).
+/// Runs the audit on `source` (issue #2 item 7), the policy's classic hooks run as
+/// `hooks` says (issue #8 item 3: `NotRun` unless `--run-hooks`; `Normal` is read as
+/// `NotRun`, since the audit never runs a policy's commands as a session would).
 ///
 /// # Errors
 ///
 /// [`AuditError::PolicyUnreadable`] when the managed policy cannot be read (exit 3),
 /// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
 /// does not exist or is not a folder.
-pub fn run(source: &AuditSource) -> Result<AuditReport, AuditError> {
+pub fn run(source: &AuditSource, hooks: HookRunner) -> Result<AuditReport, AuditError> {
+    let hooks = match hooks {
+        HookRunner::Normal => HookRunner::NotRun,
+        other => other,
+    };
     match source {
         AuditSource::Folder(path) => {
             if !path.exists() {
@@ -347,34 +448,40 @@ pub fn run(source: &AuditSource) -> Result<AuditReport, AuditError> {
             }
             audit_folder(
                 path,
-                format!("managed folder: {}", path.display()),
+                first_line("folder", path, true),
                 "folder",
                 Some(path),
+                hooks,
             )
         }
         AuditSource::Platform(path) if path.exists() => audit_folder(
             path,
-            format!("managed folder: {} (the platform folder)", path.display()),
+            first_line("platform", path, true),
             "platform",
             Some(path),
+            hooks,
         ),
-        AuditSource::Platform(path) => embedded(path),
-        AuditSource::Embedded => embedded(&policy::platform_folder()),
+        AuditSource::Platform(path) => {
+            let empty = TempFolder::empty().map_err(AuditError::BadInput)?;
+            audit_folder(
+                empty.path(),
+                first_line("platform", path, false),
+                "platform",
+                Some(path),
+                hooks,
+            )
+        }
+        AuditSource::Embedded => {
+            let folder = TempFolder::example().map_err(AuditError::BadInput)?;
+            audit_folder(
+                folder.path(),
+                first_line("embedded", folder.path(), true),
+                "embedded",
+                None,
+                hooks,
+            )
+        }
     }
-}
-
-/// Audits the embedded example, saying that `platform` has no managed folder.
-fn embedded(platform: &Path) -> Result<AuditReport, AuditError> {
-    let folder = TempFolder::example()?;
-    audit_folder(
-        &folder.0,
-        format!(
-            "no managed folder at {}; running on the example policy embedded in this binary",
-            platform.display()
-        ),
-        "embedded",
-        None,
-    )
 }
 
 /// Reads the policy (bad input or fail closed, SPEC §2.1), builds the catalogue
@@ -384,6 +491,7 @@ fn audit_folder(
     heading: String,
     source_kind: &'static str,
     shown: Option<&Path>,
+    hooks: HookRunner,
 ) -> Result<AuditReport, AuditError> {
     let policy =
         policy::read_policy(&ManagedLocation::Explicit(folder.to_path_buf())).map_err(|e| {
@@ -394,14 +502,8 @@ fn audit_folder(
             }
         })?;
     let start = |seated: bool| {
-        Session::start(
-            SessionConfig {
-                seated,
-                ..SessionConfig::new(folder)
-            },
-            Vec::new(),
-        )
-        .map_err(|e| AuditError::BadInput(e.to_string()))
+        Session::start(attacks::config(folder, seated, hooks), Vec::new())
+            .map_err(|e| AuditError::BadInput(e.to_string()))
     };
     let oracle = start(false)?;
     let seated = start(true)?.is_seated();
@@ -413,11 +515,12 @@ fn audit_folder(
             family: attack.family,
             attack: attack.label.clone(),
             detail: attack.detail.clone(),
-            unseated: attacks::run_arm(folder, false, attack, 10_000 + i),
-            seated: attacks::run_arm(folder, true, attack, 10_000 + i),
+            unseated: attacks::run_arm(folder, false, attack, 10_000 + i, hooks),
+            seated: attacks::run_arm(folder, true, attack, 10_000 + i, hooks),
         })
         .collect();
     let m = policy.managed();
+    let hook_rows = hook_rows(&policy, folder, &catalogue);
     Ok(AuditReport {
         heading,
         source_kind,
@@ -426,9 +529,70 @@ fn audit_folder(
         seating: seating(&policy, seated),
         rows,
         not_exercised,
+        hook_runner: hooks,
+        hooks: hook_rows,
         advice: advice(&policy, &m),
         warnings: policy.warnings.len(),
     })
+}
+
+/// The policy's classic hooks (SPEC §4 "Classic hooks"), each with the attacks whose
+/// `tool.check` call it matches: the calls a session would have run it for.
+fn hook_rows(policy: &Policy, folder: &Path, catalogue: &[Attack]) -> Vec<HookRow> {
+    let settings = Value::Object(policy.settings.clone());
+    let (hooks, _) = ClassicHooks::from_sources(&[(SettingsSource::Policy, &settings)]);
+    let facts = SessionConfig::new(folder).facts;
+    let settings_files: Vec<&Path> = policy
+        .sources
+        .iter()
+        .filter(|s| s.kind != SourceKind::Mcp)
+        .map(|s| s.path.as_path())
+        .collect();
+    // With drop-ins, matcher groups are concatenated across files: the pointer is the
+    // merged settings'.
+    let file = match settings_files.as_slice() {
+        [one] => one
+            .strip_prefix(folder)
+            .unwrap_or(one)
+            .display()
+            .to_string(),
+        _ => "managed settings (merged)".to_owned(),
+    };
+    hooks
+        .handlers()
+        .map(|h| {
+            let mut labels: Vec<String> = Vec::new();
+            let mut rows = 0;
+            if h.event == PRE_TOOL_USE {
+                for attack in catalogue {
+                    let Some(call) = attack.call() else { continue };
+                    let met = hooks
+                        .matching(PRE_TOOL_USE, &call.tool, &call.input, &facts)
+                        .iter()
+                        .any(|m| m.pointer == h.pointer);
+                    if met {
+                        rows += 1;
+                        if !labels.contains(&attack.label) {
+                            labels.push(attack.label.clone());
+                        }
+                    }
+                }
+            }
+            HookRow {
+                event: h.event.clone(),
+                matcher: h.matcher.clone(),
+                command: h.name(),
+                file: file.clone(),
+                pointer: h.pointer.clone(),
+                unrunnable: match &h.kind {
+                    HandlerKind::Unrunnable(why) => Some(why.clone()),
+                    HandlerKind::Command { .. } => None,
+                },
+                attacks: labels,
+                rows,
+            }
+        })
+        .collect()
 }
 
 /// Why the security default is or is not seated (SPEC §2.3).

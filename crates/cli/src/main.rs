@@ -2,17 +2,29 @@
 //! run scenario files, and show what the security default reads.
 //!
 //! Exit codes: 0 ok / everything holds; 1 a scenario or attack failed; 2 bad input (a
-//! scenario file that is not valid, a `--managed` folder that does not exist); 3 the
-//! managed policy cannot be read.
+//! scenario file that is not valid, a path holding no scenario, a `--managed` folder
+//! that does not exist, a command line that does not parse, an output that cannot be
+//! written); 3 the managed policy cannot be read. A reader that closes standard output
+//! early (`| head`) ends the command quietly with the code of what it had done.
+//!
+//! With `--json`, every error is one JSON object on standard output, `{"error":
+//! {"file", "line", "column", "pointer", "reason", "exit_code"}}`; JSON keys are
+//! `snake_case` in every command.
 #![forbid(unsafe_code)]
 
 mod audit;
+mod error;
+mod out;
 mod policy_show;
+mod source;
 mod test_cmd;
 
 use clap::{Parser, Subcommand};
+use error::CliError;
+use session::HookRunner;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Exit code: everything held.
 pub const EXIT_OK: u8 = 0;
@@ -22,6 +34,9 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code: the managed policy cannot be read.
 pub const EXIT_POLICY_UNREADABLE: u8 = 3;
+
+/// The longest `--hook-timeout` (one hour): a cap, not a way to wait forever.
+const MAX_HOOK_TIMEOUT_SECS: f64 = 3600.0;
 
 #[derive(Parser)]
 #[command(
@@ -38,9 +53,21 @@ struct Cli {
 enum Command {
     /// Run the built-in catalogue of attacks against a managed folder, seated and unseated.
     Audit {
-        /// The managed folder (default: the platform folder, or the embedded example when that does not exist).
-        #[arg(long, value_name = "DIR")]
+        /// The managed folder (default: the platform folder; when it does not exist, the
+        /// empty policy the engine reads there).
+        #[arg(long, value_name = "DIR", conflicts_with = "example")]
         managed: Option<PathBuf>,
+        /// Audit the example policy embedded in this binary.
+        #[arg(long)]
+        example: bool,
+        /// Run the policy's classic hook commands, each in a scratch home and working
+        /// folder of its own with PATH only (by default none is run).
+        #[arg(long)]
+        run_hooks: bool,
+        /// With --run-hooks: the most each hook may run, in seconds (the policy's own
+        /// timeout is never used when longer).
+        #[arg(long, value_name = "SECS", default_value = "10", requires = "run_hooks", value_parser = parse_secs)]
+        hook_timeout: Duration,
         /// Print machine-readable JSON.
         #[arg(long)]
         json: bool,
@@ -71,19 +98,57 @@ enum Command {
 enum PolicyCommand {
     /// Show what the security default reads from the managed policy.
     Show {
-        /// The managed folder (default: the platform folder).
-        #[arg(long, value_name = "DIR")]
+        /// The managed folder (default: the platform folder; when it does not exist, the
+        /// empty policy the engine reads there).
+        #[arg(long, value_name = "DIR", conflicts_with = "example")]
         managed: Option<PathBuf>,
+        /// Show the example policy embedded in this binary.
+        #[arg(long)]
+        example: bool,
         /// Print machine-readable JSON.
         #[arg(long)]
         json: bool,
     },
 }
 
+/// `--hook-timeout`: a positive number of seconds, at most an hour.
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= MAX_HOOK_TIMEOUT_SECS) {
+        return Err(format!(
+            "{text:?}: give more than 0 and at most {MAX_HOOK_TIMEOUT_SECS} seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let code = match cli.command {
-        Command::Audit { managed, json } => run_audit(managed, json),
+    ExitCode::from(run())
+}
+
+fn run() -> u8 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(&e),
+    };
+    match cli.command {
+        Command::Audit {
+            managed,
+            example,
+            run_hooks,
+            hook_timeout,
+            json,
+        } => {
+            let hooks = if run_hooks {
+                HookRunner::Sandboxed { cap: hook_timeout }
+            } else {
+                HookRunner::NotRun
+            };
+            run_audit(managed, example, hooks, json)
+        }
         Command::Test {
             paths,
             compare,
@@ -91,47 +156,68 @@ fn main() -> ExitCode {
             json,
         } => test_cmd::run(&paths, compare, managed, json),
         Command::Policy {
-            command: PolicyCommand::Show { managed, json },
-        } => policy_show::run(managed, json),
-    };
-    ExitCode::from(code)
+            command:
+                PolicyCommand::Show {
+                    managed,
+                    example,
+                    json,
+                },
+        } => policy_show::run(managed, example, json),
+    }
 }
 
-fn run_audit(managed: Option<PathBuf>, json: bool) -> u8 {
-    let source = match managed {
-        Some(dir) => audit::AuditSource::Folder(dir),
-        None => {
-            let platform = policy::platform_folder();
-            if platform.exists() {
-                audit::AuditSource::Platform(platform)
-            } else {
-                audit::AuditSource::Embedded
-            }
-        }
+/// A command line clap refuses (exit 2), or `--help`/`--version` (exit 0): clap's text
+/// on its stream, and with `--json` among the arguments, an error as one JSON object.
+fn command_line_error(e: &clap::Error) -> u8 {
+    use std::io::Write as _;
+    let text = e.render().to_string();
+    if !e.use_stderr() {
+        // --help, --version: the text is the output.
+        return match out::print(&text) {
+            Ok(()) => EXIT_OK,
+            Err(err) => out::after_write_error(&err, EXIT_OK, "help"),
+        };
+    }
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    if std::env::args().any(|a| a == "--json") {
+        let reason = text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_owned();
+        let err = CliError::new(None, reason, EXIT_BAD_INPUT);
+        let json = serde_json::to_string_pretty(&err.to_json()).unwrap_or_default();
+        let _ = out::print(&format!("{json}\n"));
+    }
+    EXIT_BAD_INPUT
+}
+
+fn run_audit(managed: Option<PathBuf>, example: bool, hooks: HookRunner, json: bool) -> u8 {
+    let source = match (managed, example) {
+        (Some(dir), _) => audit::AuditSource::Folder(dir),
+        (None, true) => audit::AuditSource::Embedded,
+        (None, false) => audit::AuditSource::Platform(policy::platform_folder()),
     };
-    match audit::run(&source) {
+    match audit::run(&source, hooks) {
         Ok(report) => {
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
-                );
-            } else {
-                print!("{}", report.render());
-            }
-            if report.breaches() == 0 {
+            let code = if report.breaches() == 0 {
                 EXIT_OK
             } else {
                 EXIT_FAILED
+            };
+            let text = if json {
+                let mut t = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+                t.push('\n');
+                t
+            } else {
+                report.render()
+            };
+            match out::print(&text) {
+                Ok(()) => code,
+                Err(e) => out::after_write_error(&e, code, "audit"),
             }
         }
-        Err(audit::AuditError::PolicyUnreadable(e)) => {
-            eprintln!("sec-default audit: {e}");
-            EXIT_POLICY_UNREADABLE
-        }
-        Err(e) => {
-            eprintln!("sec-default audit: {e}");
-            EXIT_BAD_INPUT
-        }
+        Err(e) => out::fail("audit", &e.to_cli_error(&source), json),
     }
 }

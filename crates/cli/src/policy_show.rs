@@ -2,43 +2,91 @@
 //! (SPEC §2): sources found, warnings (file, pointer, reason), the two options,
 //! reserved tool-name scopes, pinned variables, rule counts, and whether it is seated.
 
-use crate::{EXIT_BAD_INPUT, EXIT_OK, EXIT_POLICY_UNREADABLE};
+use crate::error::CliError;
+use crate::source::{first_line, TempFolder};
+use crate::{out, EXIT_BAD_INPUT, EXIT_OK, EXIT_POLICY_UNREADABLE};
 use permissions::{RuleSet, SettingsSource};
-use policy::{ManagedLocation, Policy, PolicyError};
+use policy::{ManagedLocation, Policy};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// Runs `policy show`; returns the exit code.
-pub fn run(managed: Option<PathBuf>, json: bool) -> u8 {
-    let location = managed.map_or(ManagedLocation::Platform, ManagedLocation::Explicit);
+/// Runs `policy show` on the folder `--managed` names, the example embedded in the
+/// binary (`--example`), or the platform folder; returns the exit code (0; 2 for a
+/// folder that does not exist; 3 for a policy that cannot be read, SPEC §2.1).
+pub fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
+    let temp = if example {
+        match TempFolder::example() {
+            Ok(t) => Some(t),
+            Err(m) => {
+                return out::fail("policy show", &CliError::new(None, m, EXIT_BAD_INPUT), json)
+            }
+        }
+    } else {
+        None
+    };
+    if let Some(dir) = managed.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        // As `audit` and `test` read it: a --managed that names a file is bad input.
+        let err = CliError::new(
+            Some(dir),
+            "the managed folder given is not a folder",
+            EXIT_BAD_INPUT,
+        );
+        return out::fail("policy show", &err, json);
+    }
+    let (location, kind) = match (&temp, managed) {
+        (Some(t), _) => (
+            ManagedLocation::Explicit(t.path().to_path_buf()),
+            "embedded",
+        ),
+        (None, Some(dir)) => (ManagedLocation::Explicit(dir), "folder"),
+        (None, None) => (ManagedLocation::Platform, "platform"),
+    };
     match policy::read_policy(&location) {
         Ok(p) => {
-            let view = view(&location, &p);
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&view).unwrap_or_default()
-                );
-            } else {
-                print!("{}", render(&view));
+            let mut view = view(&location, &p);
+            if kind == "embedded" {
+                view.source.kind = kind.to_owned();
+                view.source.description = first_line(kind, &location.folder(), true);
+                view.folder = "(the example embedded in this binary)".to_owned();
+                view.source.folder = None;
             }
-            EXIT_OK
-        }
-        Err(e @ PolicyError::FolderNotFound { .. }) => {
-            eprintln!("sec-default policy show: {e}");
-            EXIT_BAD_INPUT
+            let text = if json {
+                let mut t = serde_json::to_string_pretty(&view).unwrap_or_default();
+                t.push('\n');
+                t
+            } else {
+                render(&view)
+            };
+            match out::print(&text) {
+                Ok(()) => EXIT_OK,
+                Err(e) => out::after_write_error(&e, EXIT_OK, "policy show"),
+            }
         }
         Err(e) => {
-            eprintln!("sec-default policy show: {e}");
-            eprintln!(
-                "sec-default policy show: a policy that cannot be read counts as a policy in force: \
-                 the security default is seated and refuses what the policy would guard (fail closed)"
-            );
-            EXIT_POLICY_UNREADABLE
+            let err = CliError::from_policy(&e);
+            if err.exit_code == EXIT_POLICY_UNREADABLE {
+                out::say(
+                    "policy show",
+                    "a policy that cannot be read counts as a policy in force: \
+                     the security default is seated and refuses what the policy would guard (fail closed)",
+                );
+            }
+            out::fail("policy show", &err, json)
         }
     }
+}
+
+/// Which managed folder was read, as `audit --json` says it (issue #8 item 4).
+#[derive(Debug, Serialize)]
+pub struct SourceOfRead {
+    /// `folder` (`--managed`), `platform` or `embedded` (`--example`).
+    pub kind: String,
+    /// The folder read (`None` for the embedded example).
+    pub folder: Option<String>,
+    /// The first line of the human output.
+    pub description: String,
 }
 
 /// One file found in the managed folder.
@@ -67,7 +115,6 @@ pub struct WarningView {
 
 /// The two options of SPEC §2.3, as the security default reads them.
 #[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct OptionsView {
     /// On unless absent or `false`.
     pub allow_managed_mods_only: bool,
@@ -86,10 +133,12 @@ pub struct RuleCounts {
     pub allow: usize,
 }
 
-/// What `policy show` reports (the `--json` output; [`render`] prints it).
+/// What `policy show` reports (the `--json` output; [`render`] prints it). Keys are
+/// `snake_case`, as in every command's JSON.
 #[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct PolicyView {
+    /// Which managed folder was read, and the first line that says so.
+    pub source: SourceOfRead,
     /// The managed folder read.
     pub folder: String,
     /// The files found.
@@ -168,6 +217,17 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
             }),
     );
     PolicyView {
+        source: {
+            let kind = match location {
+                ManagedLocation::Platform => "platform",
+                ManagedLocation::Explicit(_) => "folder",
+            };
+            SourceOfRead {
+                kind: kind.to_owned(),
+                folder: Some(folder.display().to_string()),
+                description: first_line(kind, &folder, folder.is_dir()),
+            }
+        },
         folder: folder.display().to_string(),
         sources: p
             .sources
@@ -246,14 +306,14 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
 #[must_use]
 pub fn render(v: &PolicyView) -> String {
     let mut s = String::new();
-    if v.folder_exists {
-        let _ = writeln!(s, "managed folder: {}", v.folder);
-    } else {
+    if v.source.kind == "folder" && !v.folder_exists {
         let _ = writeln!(
             s,
             "managed folder: {} (does not exist: an empty policy)",
             v.folder
         );
+    } else {
+        let _ = writeln!(s, "{}", v.source.description);
     }
     if v.sources.is_empty() {
         let _ = writeln!(s, "sources: none (an empty policy: only the always-pinned variables and the engine's defaults apply)");

@@ -1,58 +1,152 @@
-//! `sec-default test PATH...` (SCENARIOS.md "Running").
+//! `sec-default test PATH...` (SCENARIOS.md "Running"; issue #8 item 4): every file
+//! is loaded first and every invalid one reported (file, position, reason), the valid
+//! ones still run, each scenario's line printed as it finishes; an invalid file, or a
+//! path holding no scenario at all, makes the exit code 2 at the end.
 
-use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::error::CliError;
+use crate::{out, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use scenario::run::{run_scenario, RunOptions, ScenarioReport};
+use scenario::{FormatError, LoadedScenario};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Runs every scenario under `paths`; prints one line per scenario, and for a failure
-/// the step, the expectation, the actual answer and the step's trace.
+/// What `test` found before running: the scenarios to run and the errors to report.
+struct Loaded {
+    scenarios: Vec<LoadedScenario>,
+    errors: Vec<CliError>,
+}
+
+/// Loads every path: a file as one scenario file, a folder as every `*.json` under it.
+/// An invalid file is an error and the others still load; a path that holds no
+/// scenario at all (an empty folder, `{"scenarios": []}`) is an error too.
+fn load(paths: &[PathBuf]) -> Loaded {
+    let mut loaded = Loaded {
+        scenarios: Vec::new(),
+        errors: Vec::new(),
+    };
+    for path in paths {
+        let before = (loaded.scenarios.len(), loaded.errors.len());
+        let files = match std::fs::metadata(path) {
+            Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+                Err(FormatError::NotFound { path: path.clone() })
+            }
+            Err(source) => Err(FormatError::Io {
+                path: path.clone(),
+                source,
+            }),
+            Ok(meta) if meta.is_dir() => scenario::load::scenario_files(path),
+            Ok(_) => Ok(vec![path.clone()]),
+        };
+        match files {
+            Ok(files) => {
+                for file in files {
+                    match scenario::load_file(&file) {
+                        Ok(list) => loaded.scenarios.extend(list),
+                        Err(e) => loaded.errors.push(CliError::from_format(&e)),
+                    }
+                }
+            }
+            Err(e) => loaded.errors.push(CliError::from_format(&e)),
+        }
+        if (loaded.scenarios.len(), loaded.errors.len()) == before {
+            loaded.errors.push(no_scenario(path));
+        }
+    }
+    loaded
+}
+
+/// The error of a path that holds no scenario (exit 2: nothing ran is not a pass).
+fn no_scenario(path: &Path) -> CliError {
+    let what = if path.is_dir() {
+        "the folder holds no scenario (no *.json file with a scenario under it)"
+    } else {
+        "the file holds no scenario"
+    };
+    CliError::new(Some(path), what, EXIT_BAD_INPUT)
+}
+
+/// The exit code of what ran: 2 when any file was invalid or a scenario could not be
+/// set up, else 1 when any scenario failed, else 0.
+fn code(errors: usize, failed: usize) -> u8 {
+    if errors > 0 {
+        EXIT_BAD_INPUT
+    } else if failed > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Runs every scenario under `paths`; prints one line per scenario as it finishes, and
+/// for a failure the step, the expectation, the actual answer and the step's trace;
+/// with `json`, one document at the end. Returns the exit code.
 pub fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, json: bool) -> u8 {
     if let Some(dir) = &managed {
         if !dir.is_dir() {
-            eprintln!(
-                "sec-default test: --managed {}: no such folder",
-                dir.display()
+            let err = CliError::new(
+                Some(dir),
+                "--managed: no such folder (the managed folder given does not exist or is not a folder)",
+                EXIT_BAD_INPUT,
             );
-            return EXIT_BAD_INPUT;
+            return out::fail("test", &err, json);
         }
     }
-    let loaded = match scenario::load_paths(paths) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("sec-default test: {e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
+    let Loaded {
+        scenarios,
+        mut errors,
+    } = load(paths);
+    for e in &errors {
+        out::say("test", &e.message);
+    }
     let options = RunOptions { managed, compare };
     let mut reports = Vec::new();
-    for l in &loaded {
+    let mut failed = 0;
+    for l in &scenarios {
         match run_scenario(l, &options) {
-            Ok(r) => reports.push(r),
+            Ok(r) => {
+                if !r.passed() {
+                    failed += 1;
+                }
+                if !json {
+                    if let Err(e) = out::print(&render(&r)) {
+                        return out::after_write_error(&e, code(errors.len(), failed), "test");
+                    }
+                }
+                reports.push(r);
+            }
             Err(e) => {
-                eprintln!("sec-default test: {}{}: {e}", l.file.display(), l.pointer());
-                return EXIT_BAD_INPUT;
+                let mut err = CliError::new(Some(&l.file), e.to_string(), EXIT_BAD_INPUT)
+                    .at_pointer(l.pointer());
+                err.message = format!("{}{}: {e}", l.file.display(), l.pointer());
+                out::say("test", &err.message);
+                errors.push(err);
             }
         }
     }
-    let failed = reports.iter().filter(|r| !r.passed()).count();
-    if json {
-        let out = serde_json::json!({
+    let code = code(errors.len(), failed);
+    let text = if json {
+        let doc = serde_json::json!({
             "passed": reports.len() - failed,
             "failed": failed,
+            "errors": errors.iter().map(CliError::fields).collect::<Vec<_>>(),
             "scenarios": reports,
         });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        let mut t = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        t.push('\n');
+        t
+    } else if errors.is_empty() {
+        format!("{} passed, {failed} failed\n", reports.len() - failed)
     } else {
-        for r in &reports {
-            print!("{}", render(r));
-        }
-        println!("{} passed, {} failed", reports.len() - failed, failed);
-    }
-    if failed == 0 {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
+        format!(
+            "{} passed, {failed} failed, {} error{} (see standard error)\n",
+            reports.len() - failed,
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
+        )
+    };
+    match out::print(&text) {
+        Ok(()) => code,
+        Err(e) => out::after_write_error(&e, code, "test"),
     }
 }
 

@@ -71,7 +71,7 @@ fn policy_show_json_names_warnings_by_file_and_pointer() {
         "{warnings:?}"
     );
     assert_eq!(v["rules"]["deny"], 12);
-    assert!(v["pinnedVariables"]
+    assert!(v["pinned_variables"]
         .as_array()
         .unwrap()
         .iter()
@@ -88,6 +88,23 @@ fn a_managed_folder_that_does_not_exist_is_bad_input_for_every_command() {
         let (code, _, stderr) = run(args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
         assert!(stderr.contains("no/such/folder"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_managed_folder_that_is_a_file_is_bad_input_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("managed-settings.json");
+    std::fs::write(&file, "{}").unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        &["policy", "show", "--managed", file][..],
+        &["audit", "--managed", file][..],
+        &["test", "--managed", file, "examples/scenarios/rows"][..],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(file), "{args:?}: {stderr}");
     }
 }
 
@@ -178,4 +195,366 @@ fn a_failing_scenario_exits_1_and_prints_the_step_expectation_answer_and_trace()
         "{stdout}"
     );
     assert!(stdout.ends_with("0 passed, 1 failed\n"), "{stdout}");
+}
+
+/// A managed folder whose `PreToolUse` hook (any tool, a timeout of 600,000 s as real
+/// files set) writes `written-by-hook` in its working folder and `home-file` in its
+/// home, and appends its working folder, home and variable names to `log`.
+fn hooked_folder(log: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = format!(
+        "touch written-by-hook; touch \"$HOME/home-file\"; \
+         {{ pwd; echo \"$HOME\"; env | cut -d= -f1 | sort | tr '\\n' ' '; echo; }} >> '{}'",
+        log.display()
+    );
+    let settings = serde_json::json!({
+        "permissions": {"deny": ["Bash(rm:*)"]},
+        "hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": cmd, "timeout": 600_000}
+        ]}]}
+    });
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    dir
+}
+
+/// Runs `audit` with a working folder, a home and a temporary folder of its own, and a
+/// variable a hook must not see.
+fn audit_in(args: &[&str], work: &Path, home: &Path, tmp: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sec-default"))
+        .arg("audit")
+        .args(args)
+        .current_dir(work)
+        .env("HOME", home)
+        .env("TMPDIR", tmp)
+        .env("AUDITOR_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn audit_never_runs_the_policys_hooks_unless_asked_and_then_only_in_a_scratch_folder() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (work, home, tmp) = (
+        scratch.path().join("work"),
+        scratch.path().join("home"),
+        scratch.path().join("tmp"),
+    );
+    for d in [&work, &home, &tmp] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let log = scratch.path().join("log");
+    let managed = hooked_folder(&log);
+    let dir = managed.path().to_str().unwrap();
+
+    // By default: no process, no file anywhere; the report lists what was not exercised.
+    let (code, stdout, stderr) = audit_in(&["--managed", dir], &work, &home, &tmp);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        !log.exists(),
+        "the hook ran: {}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+    assert_eq!(entries(&work), Vec::<String>::new());
+    assert_eq!(entries(&home), Vec::<String>::new());
+    assert_eq!(entries(managed.path()), vec!["managed-settings.json"]);
+    assert!(
+        stdout.contains("managed classic hooks: 1 (NOT RUN"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("/hooks/PreToolUse/0/hooks/0") && stdout.contains("not exercised against"),
+        "{stdout}"
+    );
+
+    // --run-hooks: each run in a scratch folder under the temporary folder, PATH only;
+    // the policy's 600,000 s is not the cap; nothing is left behind.
+    let t = std::time::Instant::now();
+    let (code, stdout, stderr) = audit_in(
+        &["--managed", dir, "--run-hooks", "--hook-timeout", "5"],
+        &work,
+        &home,
+        &tmp,
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(60));
+    assert!(stdout.contains("ran in "), "{stdout}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3 && lines.len().is_multiple_of(3), "{text}");
+    let tmp = tmp.canonicalize().unwrap();
+    for run in lines.chunks(3) {
+        let (pwd, hook_home, names) = (Path::new(run[0]), Path::new(run[1]), run[2]);
+        assert!(pwd.starts_with(&tmp) && pwd.ends_with("work"), "{text}");
+        assert!(
+            hook_home.starts_with(&tmp) && hook_home.ends_with("home"),
+            "{text}"
+        );
+        assert!(!names.contains("AUDITOR_SECRET"), "{names}");
+        assert!(names.contains("PATH"), "{names}");
+    }
+    assert_eq!(entries(&work), Vec::<String>::new());
+    assert_eq!(entries(&home), Vec::<String>::new());
+    assert_eq!(
+        entries(&tmp),
+        Vec::<String>::new(),
+        "a scratch folder was left behind"
+    );
+}
+
+#[test]
+fn hook_timeout_needs_run_hooks_and_a_number() {
+    let (code, _, stderr) = run(&["audit", "--example", "--hook-timeout", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--run-hooks"), "{stderr}");
+    let (code, stdout, _) = run(&["audit", "--json", "--run-hooks", "--hook-timeout", "soon"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["error"]["exit_code"], 2);
+    assert!(
+        v["error"]["reason"].as_str().unwrap().contains("soon"),
+        "{v}"
+    );
+}
+
+/// Spawns the binary with its standard output a pipe, reads `lines` lines (0: none)
+/// and closes the pipe, then waits: (exit code, stderr).
+fn closed_early(args: &[&str], lines: usize) -> (i32, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sec-default"))
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    {
+        let mut reader = std::io::BufReader::with_capacity(1, stdout);
+        for _ in 0..lines {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            assert!(!line.is_empty());
+        }
+    } // the reader is dropped: the pipe is closed
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_reader_that_closes_standard_output_ends_the_command_quietly() {
+    let hardening = shared().join("real-inputs/managed/hardening");
+    let hardening = hardening.to_str().unwrap();
+    // `sec-default policy show | head -1`
+    for lines in [1, 0] {
+        let (code, stderr) = closed_early(&["policy", "show"], lines);
+        assert_eq!(
+            (code, stderr.as_str()),
+            (0, ""),
+            "policy show, {lines} line(s) read"
+        );
+    }
+    for (args, code) in [
+        (&["policy", "show", "--json", "--managed", hardening][..], 0),
+        (&["audit", "--managed", hardening][..], 0),
+        (&["audit", "--json", "--managed", hardening][..], 0),
+        (&["test", "examples/scenarios"][..], 0),
+    ] {
+        for lines in [1, 0] {
+            let (got, stderr) = closed_early(args, lines);
+            assert_eq!(got, code, "{args:?}, {lines} line(s) read: {stderr}");
+            assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn json_errors_are_one_object_naming_file_position_reason_and_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        "{\n  \"permissions\": { \"deny\": [\"Bash(rm:*)\"] \n",
+    )
+    .unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for cmd in [&["policy", "show"][..], &["audit"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--json", "--managed", folder]);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 3, "{args:?}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let e = &v["error"];
+        assert!(
+            e["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("managed-settings.json"),
+            "{v}"
+        );
+        assert_eq!(e["line"], 3, "{v}");
+        assert!(e["column"].is_u64(), "{v}");
+        assert!(!e["reason"].as_str().unwrap().is_empty(), "{v}");
+        assert_eq!(e["exit_code"], 3, "{v}");
+    }
+    for args in [
+        &["policy", "show", "--json", "--managed", "no/such/folder"][..],
+        &["audit", "--json", "--managed", "no/such/folder"][..],
+        &[
+            "test",
+            "--json",
+            "--managed",
+            "no/such/folder",
+            "examples/scenarios",
+        ][..],
+    ] {
+        let (code, stdout, _) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["error"]["file"], "no/such/folder", "{v}");
+        assert_eq!(v["error"]["exit_code"], 2, "{v}");
+    }
+    let (code, stdout, _) = run(&["policy", "show", "--json", "--no-such-flag"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["error"]["exit_code"], 2, "{v}");
+}
+
+#[test]
+fn test_reports_every_invalid_file_and_still_runs_the_valid_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a-typo.json"),
+        r#"{"name": "x", "steps": [{"raise": "tool.check", "expct": {}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b-broken.json"), "{\n  \"name\": \n").unwrap();
+    std::fs::write(
+        dir.path().join("c-good.json"),
+        r#"{"name": "a deny rule denies",
+            "policy": {"managed-settings.json": {"permissions": {"deny": ["Bash(rm:*)"]}}},
+            "steps": [{"raise": "tool.check", "event": {"tool": "Bash", "input": {"command": "rm x"}, "tool_use_id": "t"},
+                       "expect": {"decision": "deny"}}]}"#,
+    )
+    .unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["test", folder]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stdout.contains("pass  a deny rule denies"), "{stdout}");
+    assert!(
+        stdout.ends_with("1 passed, 0 failed, 2 errors (see standard error)\n"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("a-typo.json: /steps/0"), "{stderr}");
+    assert!(stderr.contains("b-broken.json:3:"), "{stderr}");
+
+    let (code, stdout, _) = run(&["test", "--json", folder]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["passed"], 1);
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{v}");
+    assert_eq!(errors[0]["pointer"], "/steps/0/expct", "{v}");
+    assert_eq!(errors[1]["line"], 3, "{v}");
+    assert!(errors.iter().all(|e| e["exit_code"] == 2), "{v}");
+}
+
+#[test]
+fn a_path_holding_no_scenario_is_bad_input_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(dir.path().join("none.json"), r#"{"scenarios": []}"#).unwrap();
+    for path in [empty.clone(), dir.path().join("none.json")] {
+        let (code, stdout, stderr) = run(&["test", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{path:?}: {stdout}{stderr}");
+        assert!(stderr.contains("holds no scenario"), "{stderr}");
+        assert!(stderr.contains(path.to_str().unwrap()), "{stderr}");
+    }
+    // Beside a path that runs, it still makes the exit code 2.
+    let (code, stdout, _) = run(&["test", "examples/scenarios/rows", empty.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stdout.contains("pass  "), "{stdout}");
+}
+
+#[test]
+fn with_no_managed_folder_audit_and_policy_show_read_the_same_thing_and_say_so_first() {
+    let (code, audit, _) = run(&["audit"]);
+    assert!(code == 0 || code == 1);
+    let (code, show, _) = run(&["policy", "show"]);
+    assert_eq!(code, 0);
+    let first = show.lines().next().unwrap();
+    assert_eq!(audit.lines().next().unwrap(), first);
+    assert!(first.contains("the platform folder"), "{first}");
+    let (_, audit_json, _) = run(&["audit", "--json"]);
+    let (_, show_json, _) = run(&["policy", "show", "--json"]);
+    let (a, s): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&audit_json).unwrap(),
+        serde_json::from_str(&show_json).unwrap(),
+    );
+    assert_eq!(a["source"], s["source"]);
+    // --example: the embedded example, for both.
+    let (_, audit, _) = run(&["audit", "--example"]);
+    let (_, show, _) = run(&["policy", "show", "--example"]);
+    assert_eq!(audit.lines().next(), show.lines().next());
+    assert!(show.contains("permission rules: "), "{show}");
+}
+
+#[test]
+fn test_prints_each_scenarios_line_as_it_finishes() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("two.json");
+    std::fs::write(
+        &f,
+        r#"{"scenarios": [
+            {"name": "quick", "steps": [{"raise": "tool.check",
+                "event": {"tool": "Read", "input": {"file_path": "/x"}, "tool_use_id": "t"}}]},
+            {"name": "slow", "session": {"hook_timeout_ms": 1500},
+             "plugins": [{"id": "slow@community", "tier": "user",
+                          "hooks": [{"on": "tool.check", "do": "hang"}]}],
+             "steps": [{"raise": "tool.check",
+                "event": {"tool": "Read", "input": {"file_path": "/x"}, "tool_use_id": "t"}}]}
+        ]}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sec-default"))
+        .args(["test", f.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    let seen = std::time::Instant::now();
+    assert!(first.starts_with("pass  quick"), "{first}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(rest.contains("pass  slow"), "{rest}");
+    assert_eq!(status.code(), Some(0), "{rest}");
+    // The first line came before the slow scenario's 1.5 s had passed.
+    assert!(
+        seen.elapsed() >= std::time::Duration::from_millis(1000),
+        "the first line was printed only at the end"
+    );
 }

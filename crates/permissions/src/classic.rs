@@ -24,7 +24,11 @@
 //!   command handler runs as `sh -c <command>` (or `command` with `args`, no shell) in
 //!   the working directory, in parallel, with the documented JSON on stdin
 //!   ([`pre_tool_use_input`]), `CLAUDE_PROJECT_DIR` set, and its `timeout` (seconds,
-//!   default [`DEFAULT_TIMEOUT`]); on timeout its process group is killed.
+//!   default [`DEFAULT_TIMEOUT`]); on timeout its process group is killed. How the
+//!   commands run is the embedding program's choice ([`HookRunner`]): as above
+//!   (sessions), never (an audit of a policy it did not write: each hook answers "not
+//!   run"), or each in a scratch home and working folder with `PATH` only and a cap of
+//!   the program's own.
 //! - **Reading** (reference §4.4): exit 2 denies with stderr as the reason, whatever
 //!   the JSON says; exit 0 reads stdout as JSON when it starts with `{`
 //!   (`hookSpecificOutput.permissionDecision` `allow|ask|deny|defer`,
@@ -67,6 +71,39 @@ pub const CLASSIC_PRE_TOOL_USE: &str = "classic.PreToolUse";
 
 /// A command hook's timeout when it gives none (SPEC §4 "Classic hooks").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How the engine runs the commands of classic hooks (SPEC §4 "Classic hooks"; issue #8
+/// item 3: an audit never runs the commands of a policy it did not write unless told).
+///
+/// Only `command` handlers are concerned: a managed handler this engine cannot run
+/// (another type, no command) fails the same way under every runner, since nothing is
+/// started for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HookRunner {
+    /// As a session runs them (SPEC §4, §3.8): in the session's working folder, with
+    /// the host process's environment overlaid with the session's, within the
+    /// handler's own `timeout`.
+    #[default]
+    Normal,
+    /// Never started: every command handler that matches answers "not run"
+    /// ([`RunResult::NotRun`]), which decides nothing, managed or not.
+    NotRun,
+    /// Each run in a fresh, empty scratch folder made for it under the system's
+    /// temporary folder (its `home` is `HOME`, its `work` the working folder,
+    /// `CLAUDE_PROJECT_DIR` and the input's `cwd`), with an environment of `PATH`
+    /// only besides those, within `cap` or the handler's own `timeout`, whichever is
+    /// shorter. Its process group is killed when it ends and the folder removed.
+    /// This keeps a hook's ordinary effects off the auditor's files; it is no
+    /// sandbox against a hostile program (absolute paths stay writable).
+    Sandboxed {
+        /// The wall-clock cap of every run.
+        cap: Duration,
+    },
+}
+
+/// The reason every command handler gives under [`HookRunner::NotRun`] (SPEC §4
+/// "Classic hooks"; issue #8 item 3).
+pub const NOT_RUN_REASON: &str = "its command was not run (hooks are not run unless asked)";
 
 /// The most a hook's stdout or stderr is kept (the rest is read and dropped).
 const OUTPUT_CAP: usize = 1 << 20;
@@ -168,6 +205,9 @@ pub struct Handler {
     pub event: String,
     /// Its JSON pointer within the source (`/hooks/PreToolUse/0/hooks/1`).
     pub pointer: String,
+    /// Its matcher group's `matcher` as written (`None`: the group has none, or it is
+    /// not a string).
+    pub matcher: Option<String>,
     /// What it runs.
     pub kind: HandlerKind,
     /// Its timeout.
@@ -402,6 +442,14 @@ impl ClassicHooks {
         out
     }
 
+    /// Every handler read, of every event, in source order (policy first), each with
+    /// its event, matcher, source and pointer.
+    ///
+    /// SPEC §4 "Classic hooks".
+    pub fn handlers(&self) -> impl Iterator<Item = &Handler> {
+        self.groups.iter().flat_map(|g| g.handlers.iter())
+    }
+
     /// Runs the `PreToolUse` hooks that match the call described by `input` (the
     /// classic hook's JSON input, [`pre_tool_use_input`]; `tool`/`input` are read as
     /// `tool_name`/`tool_input` when those are missing) and combines their answers. Each
@@ -417,6 +465,21 @@ impl ClassicHooks {
         facts: &SessionFacts,
         env: &BTreeMap<String, String>,
     ) -> Combined {
+        self.run_pre_tool_use_with(input, facts, env, HookRunner::Normal)
+    }
+
+    /// [`ClassicHooks::run_pre_tool_use`] with the commands run as `runner` says
+    /// ([`HookRunner`]): normally, not at all, or each in a scratch folder with a cap.
+    ///
+    /// SPEC §4 "Classic hooks"; issue #8 item 3.
+    #[must_use]
+    pub fn run_pre_tool_use_with(
+        &self,
+        input: &Value,
+        facts: &SessionFacts,
+        env: &BTreeMap<String, String>,
+        runner: HookRunner,
+    ) -> Combined {
         let stdin = normalize_input(input, facts);
         let tool = stdin
             .get("tool_name")
@@ -426,14 +489,13 @@ impl ClassicHooks {
         let null = Value::Null;
         let tool_input = stdin.get("tool_input").unwrap_or(&null);
         let handlers = self.matching(PRE_TOOL_USE, &tool, tool_input, facts);
-        let bytes = serde_json::to_vec(&stdin).unwrap_or_default();
         let cwd = facts.cwd.as_path();
         let runs: Vec<HookRun> = std::thread::scope(|s| {
             let jobs: Vec<_> = handlers
                 .iter()
                 .map(|h| {
-                    let bytes = &bytes;
-                    s.spawn(move || run_handler(h, bytes, cwd, env))
+                    let stdin = &stdin;
+                    s.spawn(move || run_handler(h, stdin, cwd, env, runner))
                 })
                 .collect();
             jobs.into_iter()
@@ -510,10 +572,12 @@ fn read_event(
             );
             continue;
         };
+        let matcher_text = obj.get("matcher").and_then(Value::as_str);
         let mut handlers = Vec::new();
         for (hi, h) in hs.iter().enumerate() {
             let hp = format!("{gp}/hooks/{hi}");
-            if let Some(handler) = read_handler(source, event, h, &hp, warnings) {
+            if let Some(mut handler) = read_handler(source, event, h, &hp, warnings) {
+                handler.matcher = matcher_text.map(str::to_owned);
                 handlers.push(handler);
             }
         }
@@ -618,6 +682,7 @@ fn read_handler(
         source,
         event: event.to_owned(),
         pointer: pointer.to_owned(),
+        matcher: None,
         kind,
         timeout,
         condition,
@@ -697,6 +762,8 @@ pub enum RunResult {
     Failed(String),
     /// An `async` hook: started, not awaited.
     Started,
+    /// Not started, with why ([`HookRunner::NotRun`]): it decides nothing.
+    NotRun(String),
 }
 
 /// One hook's answer, or the combined answer of several (SPEC §1.7b `classic.<Event>`).
@@ -810,7 +877,8 @@ impl Combined {
     /// The answer of `classic.PreToolUse` (SPEC §1.7b): `decision`, `reason`,
     /// `updatedInput`, `additionalContext` (each when present), the same in
     /// `hookSpecificOutput`, and `hooks`: one `{command, source, pointer, result}` per
-    /// hook run (`result`: the decision, `none`, `started`, or `failed: <why>`).
+    /// hook run (`result`: the decision, `none`, `started`, `failed: <why>`, or `not run:
+    /// <why>`).
     ///
     /// SPEC §1.7b.
     #[must_use]
@@ -846,6 +914,7 @@ impl Combined {
                     }
                     RunResult::Started => "started".to_owned(),
                     RunResult::Failed(why) => format!("failed: {why}"),
+                    RunResult::NotRun(why) => format!("not run: {why}"),
                 };
                 json!({
                     "command": r.handler.name(),
@@ -869,7 +938,7 @@ impl HookRun {
     pub fn effective(&self) -> HookAnswer {
         match &self.result {
             RunResult::Answered(a) => a.clone(),
-            RunResult::Started => HookAnswer::default(),
+            RunResult::Started | RunResult::NotRun(_) => HookAnswer::default(),
             RunResult::Failed(why) if self.handler.managed() => HookAnswer {
                 decision: Some(Decision::Deny),
                 reason: Some(managed_failure_reason(&self.handler, why)),
@@ -983,45 +1052,167 @@ struct Execution {
     timed_out: bool,
 }
 
-fn run_handler(h: &Handler, stdin: &[u8], cwd: &Path, env: &BTreeMap<String, String>) -> HookRun {
-    let result = match &h.kind {
-        HandlerKind::Unrunnable(why) => RunResult::Failed(why.clone()),
-        HandlerKind::Command { command, args } => {
-            let mut cmd = match args {
-                Some(args) => {
-                    let mut c = Command::new(command);
-                    c.args(args);
-                    c
-                }
-                None => {
-                    let mut c = Command::new("sh");
-                    c.arg("-c").arg(command);
-                    c
-                }
-            };
+fn run_handler(
+    h: &Handler,
+    stdin: &Value,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    runner: HookRunner,
+) -> HookRun {
+    let result = match (&h.kind, runner) {
+        (HandlerKind::Unrunnable(why), _) => RunResult::Failed(why.clone()),
+        (HandlerKind::Command { .. }, HookRunner::NotRun) => {
+            RunResult::NotRun(NOT_RUN_REASON.to_owned())
+        }
+        (HandlerKind::Command { command, args }, HookRunner::Normal) => {
+            let mut cmd = command_of(command, args.as_deref());
             if cwd.is_dir() {
                 cmd.current_dir(cwd);
             }
             cmd.envs(env);
             cmd.env("CLAUDE_PROJECT_DIR", cwd);
+            let bytes = serde_json::to_vec(stdin).unwrap_or_default();
             if h.is_async {
-                let stdin = stdin.to_vec();
                 let timeout = h.timeout;
                 std::thread::spawn(move || {
-                    let _ = execute(cmd, &stdin, timeout);
+                    let _ = execute(cmd, &bytes, timeout, false);
                 });
                 RunResult::Started
             } else {
-                match execute(cmd, stdin, h.timeout) {
+                match execute(cmd, &bytes, h.timeout, false) {
                     Ok(exec) => interpret(&exec, h.timeout),
                     Err(e) => RunResult::Failed(format!("could not be started: {e}")),
                 }
             }
         }
+        (HandlerKind::Command { command, args }, HookRunner::Sandboxed { cap }) => {
+            run_sandboxed(h, command, args.as_deref(), stdin, cap)
+        }
     };
     HookRun {
         handler: h.clone(),
         result,
+    }
+}
+
+/// `sh -c command`, or `command` with `args` (no shell).
+fn command_of(command: &str, args: Option<&[String]>) -> Command {
+    match args {
+        Some(args) => {
+            let mut c = Command::new(command);
+            c.args(args);
+            c
+        }
+        None => {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(command);
+            c
+        }
+    }
+}
+
+/// A scratch folder of its own for one sandboxed run, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// A fresh folder under the system's temporary folder, created (never reused: a
+    /// name that exists is skipped), with empty `home` and `work` inside.
+    fn new() -> std::io::Result<Scratch> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let mut last = None;
+        for _ in 0..16 {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or_default();
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let dir = base.join(format!(
+                "sec-default-hook-{}-{n}-{stamp:x}",
+                std::process::id()
+            ));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => {
+                    let scratch = Scratch(dir);
+                    std::fs::create_dir(scratch.home())?;
+                    std::fs::create_dir(scratch.work())?;
+                    return Ok(scratch);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free scratch folder name")))
+    }
+
+    fn home(&self) -> std::path::PathBuf {
+        self.0.join("home")
+    }
+
+    fn work(&self) -> std::path::PathBuf {
+        self.0.join("work")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `PATH` a sandboxed hook gets: the host process's, or the usual folders.
+fn sandbox_path() -> std::ffi::OsString {
+    std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into())
+}
+
+/// Runs one command handler as [`HookRunner::Sandboxed`] says: a scratch folder of its
+/// own (home and working folder, which the input's `cwd` and `transcript_path` point
+/// into), `PATH`, `HOME` and `CLAUDE_PROJECT_DIR` only, the shorter of `cap` and its own
+/// timeout, its process group killed at the end. An `async` handler is awaited (the
+/// scratch folder must outlive it) and decides nothing.
+fn run_sandboxed(
+    h: &Handler,
+    command: &str,
+    args: Option<&[String]>,
+    stdin: &Value,
+    cap: Duration,
+) -> RunResult {
+    let scratch = match Scratch::new() {
+        Ok(s) => s,
+        Err(e) => return RunResult::Failed(format!("no scratch folder could be made for it: {e}")),
+    };
+    let (home, work) = (scratch.home(), scratch.work());
+    let mut input = stdin.clone();
+    if let Some(m) = input.as_object_mut() {
+        m.insert("cwd".to_owned(), json!(work.to_string_lossy()));
+        m.insert(
+            "transcript_path".to_owned(),
+            json!(home.join("transcript.jsonl").to_string_lossy()),
+        );
+    }
+    let bytes = serde_json::to_vec(&input).unwrap_or_default();
+    let mut cmd = command_of(command, args);
+    cmd.current_dir(&work)
+        .env_clear()
+        .env("PATH", sandbox_path())
+        .env("HOME", &home)
+        .env("CLAUDE_PROJECT_DIR", &work);
+    let timeout = h.timeout.min(cap);
+    let result = match execute(cmd, &bytes, timeout, true) {
+        Ok(exec) if exec.timed_out && cap < h.timeout => RunResult::Failed(format!(
+            "timed out after {} s (the cap of sandboxed runs; its own timeout is {} s)",
+            trim_secs(cap.as_secs_f64()),
+            trim_secs(h.timeout.as_secs_f64())
+        )),
+        Ok(exec) => interpret(&exec, timeout),
+        Err(e) => RunResult::Failed(format!("could not be started: {e}")),
+    };
+    drop(scratch);
+    if h.is_async {
+        RunResult::Started
+    } else {
+        result
     }
 }
 
@@ -1079,8 +1270,14 @@ fn kill_all(child: &mut Child) {
 }
 
 /// Runs `cmd` with `stdin` written to it, stdout and stderr read, and `timeout` kept:
-/// past it the process group is killed.
-fn execute(mut cmd: Command, stdin: &[u8], timeout: Duration) -> std::io::Result<Execution> {
+/// past it the process group is killed; with `reap`, it is killed when the command
+/// ends too (nothing it left behind outlives the run).
+fn execute(
+    mut cmd: Command,
+    stdin: &[u8],
+    timeout: Duration,
+    reap: bool,
+) -> std::io::Result<Execution> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -1128,6 +1325,9 @@ fn execute(mut cmd: Command, stdin: &[u8], timeout: Duration) -> std::io::Result
     };
     exec.stdout = collect(&out_rx, &mut child);
     exec.stderr = collect(&err_rx, &mut child);
+    if reap {
+        kill_all(&mut child);
+    }
     Ok(exec)
 }
 
@@ -1231,6 +1431,114 @@ mod tests {
     fn one(source: SettingsSource, handler: Value) -> Combined {
         let s = hooks_of(source, json!([handler]));
         run(&[(source, &s)], "Bash", json!({"command": "make build"}))
+    }
+
+    fn run_with(handler: Value, runner: HookRunner) -> Combined {
+        let s = hooks_of(SettingsSource::Policy, json!([handler]));
+        let (hooks, _) = ClassicHooks::from_sources(&[(SettingsSource::Policy, &s)]);
+        let f = facts();
+        let input = json!({"command": "make build"});
+        let stdin = pre_tool_use_input("s1", "", &f, "Bash", &input, "t1");
+        let env = BTreeMap::from([("SESSION_ONLY".to_owned(), "1".to_owned())]);
+        hooks.run_pre_tool_use_with(&stdin, &f, &env, runner)
+    }
+
+    #[test]
+    fn not_run_starts_nothing_and_decides_nothing() {
+        let dir = tempfile_dir("not-run");
+        let marker = dir.join("ran");
+        let c = run_with(
+            json!({"type": "command", "command": format!("touch '{}'; exit 2", marker.display())}),
+            HookRunner::NotRun,
+        );
+        assert!(!marker.exists(), "the command ran");
+        assert_eq!(c.answer.decision, None);
+        assert_eq!(c.runs.len(), 1);
+        assert!(matches!(&c.runs[0].result, RunResult::NotRun(_)));
+        assert_eq!(
+            c.to_value()["hooks"][0]["result"],
+            format!("not run: {NOT_RUN_REASON}")
+        );
+        // A managed handler this engine cannot run still fails closed: nothing starts.
+        let c = run_with(json!({"type": "http", "url": "x"}), HookRunner::NotRun);
+        assert_eq!(c.answer.decision, Some(Decision::Deny));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    fn tempfile_dir(what: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "classic-test-{what}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn sandboxed_runs_in_a_scratch_home_and_folder_with_path_only() {
+        let dir = tempfile_dir("sandboxed");
+        let log = dir.join("log");
+        let script = format!(
+            "touch here; touch \"$HOME/home-file\"; {{ pwd; echo \"$HOME\"; env | cut -d= -f1 | sort | tr '\\n' ' '; echo; cat; }} > '{}'",
+            log.display()
+        );
+        let c = run_with(
+            json!({"type": "command", "command": script, "timeout": 600000}),
+            HookRunner::Sandboxed {
+                cap: Duration::from_secs(10),
+            },
+        );
+        assert_eq!(c.answer.decision, None, "{:?}", c.runs[0].result);
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let (pwd, home) = (Path::new(lines[0]), Path::new(lines[1]));
+        assert!(pwd.ends_with("work") && home.ends_with("home"), "{text}");
+        assert_eq!(pwd.parent(), home.parent());
+        // PATH, HOME and CLAUDE_PROJECT_DIR only (the shell adds PWD, SHLVL, `_`).
+        let names: Vec<&str> = lines[2].split_whitespace().collect();
+        for n in ["PATH", "HOME", "CLAUDE_PROJECT_DIR"] {
+            assert!(names.contains(&n), "{names:?}");
+        }
+        assert!(!names.contains(&"SESSION_ONLY"), "{names:?}");
+        for n in &names {
+            assert!(
+                [
+                    "PATH",
+                    "HOME",
+                    "CLAUDE_PROJECT_DIR",
+                    "PWD",
+                    "OLDPWD",
+                    "SHLVL",
+                    "_"
+                ]
+                .contains(n),
+                "{n} leaked into the sandbox: {names:?}"
+            );
+        }
+        let input: Value = serde_json::from_str(lines[3]).unwrap();
+        assert_eq!(input["cwd"], pwd.display().to_string());
+        // The scratch folder, and what the hook wrote there, is gone.
+        assert!(!pwd.parent().unwrap().exists());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn sandboxed_caps_the_policys_own_timeout() {
+        let t = Instant::now();
+        let c = run_with(
+            json!({"type": "command", "command": "sleep 30", "timeout": 600000}),
+            HookRunner::Sandboxed {
+                cap: Duration::from_millis(300),
+            },
+        );
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        let RunResult::Failed(why) = &c.runs[0].result else {
+            panic!("{:?}", c.runs[0].result);
+        };
+        assert!(why.contains("the cap of sandboxed runs"), "{why}");
+        // A managed hook that times out fails closed, as under a session.
+        assert_eq!(c.answer.decision, Some(Decision::Deny));
     }
 
     #[test]

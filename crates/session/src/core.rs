@@ -6,7 +6,7 @@ use fnhooks::{
     escaped, names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict,
 };
 use futures::future::BoxFuture;
-use permissions::classic::{self, ClassicHooks, HookAnswer, RunResult};
+use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
 use permissions::{Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
@@ -74,6 +74,7 @@ pub struct SessionCore {
     session_id: String,
     transcript_path: String,
     rewrites: Rewrites,
+    hook_runner: HookRunner,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -84,13 +85,15 @@ impl SessionCore {
     /// The core of a session with these `facts`, whose `mode` is replaced by the mode
     /// at start: `given`, else a settings source's `defaultMode`, else `default`, a
     /// refused `bypassPermissions` starting as `default` with a warning on the debug
-    /// log (SPEC §4 "Mode at start", [`crate::mode::mode_at_start`]).
+    /// log (SPEC §4 "Mode at start", [`crate::mode::mode_at_start`]). Classic hooks'
+    /// commands run as `hook_runner` says.
     pub(crate) fn new(
         memo: PolicyMemo,
         settings: SettingsInputs,
         facts: SessionFacts,
         given: Option<Mode>,
         tools: Vec<Value>,
+        hook_runner: HookRunner,
     ) -> Self {
         let sources = readable_sources(&settings);
         let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
@@ -113,6 +116,7 @@ impl SessionCore {
             session_id,
             transcript_path,
             rewrites: Arc::new(Mutex::new(HashMap::new())),
+            hook_runner,
         };
         core.init_env();
         let policy = core.read_policy().ok();
@@ -347,21 +351,22 @@ impl SessionCore {
 
     /// The core of `classic.PreToolUse` (SPEC §1.5, §1.7b, §4): runs the matching
     /// classic hooks and answers their combined output; every failure goes to the debug
-    /// log (a managed hook's denies, a person's is dropped).
+    /// log (a managed hook's denies, a person's is dropped), and so does every hook not
+    /// run ([`HookRunner::NotRun`]).
     fn classic_pre_tool_use(&self, e: &Event) -> Answer {
         let (_, hooks) = self.judge_and_hooks();
         let env = lock(&self.env).clone();
-        let combined = hooks.run_pre_tool_use(&e.to_value(), &self.facts, &env);
+        let combined =
+            hooks.run_pre_tool_use_with(&e.to_value(), &self.facts, &env, self.hook_runner);
         for run in &combined.runs {
-            if let RunResult::Failed(why) = &run.result {
-                let h = &run.handler;
-                let then = if h.managed() {
-                    "denied"
-                } else {
-                    "the call went on without it"
-                };
-                self.write(
-                    Channel::Debug,
+            let h = &run.handler;
+            let line = match &run.result {
+                RunResult::Failed(why) => {
+                    let then = if h.managed() {
+                        "denied"
+                    } else {
+                        "the call went on without it"
+                    };
                     format!(
                         "classic {} hook `{}` of {} settings ({}) failed: {}; {then}",
                         h.event,
@@ -369,9 +374,19 @@ impl SessionCore {
                         h.source,
                         fnhooks::escaped_line(&h.pointer),
                         fnhooks::escaped_line(why),
-                    ),
-                );
-            }
+                    )
+                }
+                RunResult::NotRun(why) => format!(
+                    "classic {} hook `{}` of {} settings ({}): {}; it decided nothing",
+                    h.event,
+                    fnhooks::escaped_line(&h.name()),
+                    h.source,
+                    fnhooks::escaped_line(&h.pointer),
+                    fnhooks::escaped_line(why),
+                ),
+                RunResult::Answered(_) | RunResult::Started => continue,
+            };
+            self.write(Channel::Debug, line);
         }
         Ok(combined.to_value())
     }

@@ -37,6 +37,7 @@ mod settings;
 pub use crate::core::{
     not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
 };
+pub use permissions::classic::HookRunner;
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
 use fnhooks::{
@@ -71,6 +72,11 @@ pub struct SessionConfig {
     pub tools: Vec<Value>,
     /// `false`: the security default is never seated (a control session).
     pub seated: bool,
+    /// How the commands of classic hooks run (SPEC §4 "Classic hooks"): normally (the
+    /// default, what a session does), not at all (each answers "not run"), or each in a
+    /// scratch folder with `PATH` only and a cap: `sec-default audit` runs a policy it
+    /// did not write without running its commands unless told (issue #8 item 3).
+    pub hook_runner: HookRunner,
     /// The clock of the policy memo (inject a fake one in tests).
     pub clock: Arc<dyn Clock>,
     /// The policy memo's window (SPEC §2.1 `POLICY_MEMO_MS`).
@@ -80,8 +86,8 @@ pub struct SessionConfig {
 impl SessionConfig {
     /// A session reading the managed policy from `managed_folder`, with the defaults of
     /// `SCENARIOS.md` (no mode given, main loop, no host, interactive, cwd
-    /// `/home/dev/repo`, home `/home/dev`), the engine's 10 s hook timeout, and the
-    /// security default seated as the engine would seat it.
+    /// `/home/dev/repo`, home `/home/dev`), the engine's 10 s hook timeout, classic
+    /// hooks run normally, and the security default seated as the engine would seat it.
     #[must_use]
     pub fn new(managed_folder: &Path) -> Self {
         SessionConfig {
@@ -92,6 +98,7 @@ impl SessionConfig {
             hook_timeout: fnhooks::DEFAULT_HOOK_TIMEOUT,
             tools: Vec::new(),
             seated: true,
+            hook_runner: HookRunner::Normal,
             clock: Arc::new(SystemClock),
             memo_window: Duration::from_millis(POLICY_MEMO_MS),
         }
@@ -171,6 +178,7 @@ impl Session {
             config.facts.clone(),
             config.mode,
             config.tools.clone(),
+            config.hook_runner,
         ));
         let engine = Engine::new(
             Arc::clone(&core) as Arc<dyn fnhooks::Core>,

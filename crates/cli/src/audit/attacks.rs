@@ -20,7 +20,7 @@ use fnhooks::{
 };
 use policy::{ManagedSettings, Policy};
 use serde_json::{json, Value};
-use session::{RaiseError, Session, SessionConfig};
+use session::{HookRunner, RaiseError, Session, SessionConfig};
 use std::path::Path;
 
 /// The marketplace every attacking plugin comes from (never one the policy names).
@@ -145,6 +145,18 @@ pub struct Attack {
     kind: Kind,
 }
 
+/// What an attack raises.
+impl Attack {
+    /// The tool call a verdict attack raises `tool.check` for (the only attacks a
+    /// classic `PreToolUse` hook can meet, SPEC §4); `None` for the others.
+    pub fn call(&self) -> Option<&Call> {
+        match &self.kind {
+            Kind::Verdict { call, .. } => Some(call),
+            _ => None,
+        }
+    }
+}
+
 /// What the person's plugin achieved in one arm, and whether the oracle passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arm {
@@ -209,10 +221,12 @@ pub const CODE_LOADING_VARIABLES: [&str; 10] = [
 /// The value every attacking write sets.
 const ATTACKER_VALUE: &str = "/tmp/person/payload";
 
-/// A session on `folder` with the SCENARIOS.md defaults, seated or not (SPEC §2.3).
-fn config(folder: &Path, seated: bool) -> SessionConfig {
+/// A session on `folder` with the SCENARIOS.md defaults, seated or not (SPEC §2.3),
+/// its classic hooks' commands run as `hooks` says (issue #8 item 3).
+pub fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
     SessionConfig {
         seated,
+        hook_runner: hooks,
         ..SessionConfig::new(folder)
     }
 }
@@ -709,11 +723,11 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
 }
 
 /// Runs `attack` in a fresh session on `folder`, with the security default seated or
-/// not, and judges it by the attack's oracle.
-pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize) -> Arm {
+/// not and classic hooks run as `hooks` says, and judges it by the attack's oracle.
+pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize, hooks: HookRunner) -> Arm {
     let plugin = attacker_plugin(&attack.kind);
     let id = plugin.info.id.clone();
-    let session = match Session::start(config(folder, seated), vec![plugin]) {
+    let session = match Session::start(config(folder, seated, hooks), vec![plugin]) {
         Ok(s) => s,
         Err(e) => return Arm::new(format!("no session: {e}"), false),
     };

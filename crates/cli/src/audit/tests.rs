@@ -28,7 +28,11 @@ fn relative(text: &str) -> String {
 }
 
 fn audit(folder: &Path) -> AuditReport {
-    run(&AuditSource::Folder(folder.to_path_buf())).unwrap()
+    run(
+        &AuditSource::Folder(folder.to_path_buf()),
+        HookRunner::NotRun,
+    )
+    .unwrap()
 }
 
 fn breached(report: &AuditReport) -> Vec<String> {
@@ -86,7 +90,7 @@ fn the_example_holds_and_its_control_breaches_in_every_family() {
 
 #[test]
 fn managed_mods_only_keeps_a_persons_module_out() {
-    let mut settings: Value = serde_json::from_str(EXAMPLE_SETTINGS).unwrap();
+    let mut settings: Value = serde_json::from_str(crate::source::EXAMPLE_SETTINGS).unwrap();
     settings["pluginConfigs"][policy::SEC_DEFAULT_ID]["options"]["allowManagedModsOnly"] =
         json!(true);
     let dir = folder(&settings, None);
@@ -240,7 +244,11 @@ fn an_empty_folder_is_all_advice() {
 
 #[test]
 fn bad_input_and_unreadable_policies() {
-    let missing = run(&AuditSource::Folder(PathBuf::from("/nonexistent/managed"))).unwrap_err();
+    let missing = run(
+        &AuditSource::Folder(PathBuf::from("/nonexistent/managed")),
+        HookRunner::NotRun,
+    )
+    .unwrap_err();
     assert!(matches!(missing, AuditError::BadInput(_)));
     assert_eq!(
         missing.to_string(),
@@ -253,7 +261,11 @@ fn bad_input_and_unreadable_policies() {
         "{\n  \"permissions\": {,\n}",
     )
     .unwrap();
-    let err = run(&AuditSource::Folder(dir.path().to_path_buf())).unwrap_err();
+    let err = run(
+        &AuditSource::Folder(dir.path().to_path_buf()),
+        HookRunner::NotRun,
+    )
+    .unwrap_err();
     assert!(matches!(err, AuditError::PolicyUnreadable(_)));
     assert!(
         err.to_string().contains("managed-settings.json:2:"),
@@ -262,7 +274,7 @@ fn bad_input_and_unreadable_policies() {
 
     let file = dir.path().join("managed-settings.json");
     assert!(matches!(
-        run(&AuditSource::Folder(file)).unwrap_err(),
+        run(&AuditSource::Folder(file), HookRunner::NotRun).unwrap_err(),
         AuditError::BadInput(_)
     ));
 
@@ -278,17 +290,100 @@ fn bad_input_and_unreadable_policies() {
 }
 
 #[test]
-fn the_embedded_example_says_so_first() {
+fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     let missing = PathBuf::from("/nonexistent/claude-code");
-    let report = run(&AuditSource::Platform(missing)).unwrap();
+    let report = run(&AuditSource::Platform(missing.clone()), HookRunner::NotRun).unwrap();
     assert_eq!(
         report.render().lines().next().unwrap(),
-        "no managed folder at /nonexistent/claude-code; running on the example policy embedded in this binary"
+        "managed folder: /nonexistent/claude-code (the platform folder; it does not exist: an \
+         empty policy, as the engine reads it)"
     );
+    assert_eq!(report.to_json()["source"]["kind"], "platform");
+    let empty = tempfile::tempdir().unwrap();
+    assert_eq!(report.attacks(), audit(empty.path()).attacks());
     assert_eq!(report.breaches(), 0);
-    assert_eq!(report.to_json()["source"]["kind"], "embedded");
-    let embedded = run(&AuditSource::Embedded).unwrap();
-    assert_eq!(embedded.attacks(), report.attacks());
+
+    let embedded = run(&AuditSource::Embedded, HookRunner::NotRun).unwrap();
+    assert_eq!(
+        embedded.render().lines().next().unwrap(),
+        "managed folder: none; the example policy embedded in this binary (--example)"
+    );
+    assert_eq!(embedded.to_json()["source"]["kind"], "embedded");
+    assert_eq!(embedded.attacks(), audit(&example()).attacks());
+}
+
+/// A managed folder whose hooks append to `marker`: a `PreToolUse` hook on Bash and a
+/// `SessionStart` hook.
+fn hooked(marker: &Path) -> tempfile::TempDir {
+    let cmd = format!("echo ran >> '{}'", marker.display());
+    folder(
+        &json!({
+            "permissions": {"deny": ["Bash(rm:*)", "Read(./.env)"]},
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": cmd, "timeout": 600_000}
+                ]}],
+                "SessionStart": [{"hooks": [{"type": "command", "command": cmd}]}]
+            }
+        }),
+        None,
+    )
+}
+
+#[test]
+fn the_policys_hooks_are_listed_with_the_attacks_they_were_not_exercised_against() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().join("marker");
+    let dir = hooked(&marker);
+    let report = audit(dir.path());
+    assert!(!marker.exists(), "the audit ran the policy's hook");
+    assert_eq!(report.hooks.len(), 2);
+    let pre = &report.hooks[0];
+    assert_eq!(pre.event, "PreToolUse");
+    assert_eq!(pre.matcher.as_deref(), Some("Bash"));
+    assert_eq!(pre.file, "managed-settings.json");
+    assert_eq!(pre.pointer, "/hooks/PreToolUse/0/hooks/0");
+    // Bash(rm:*) is lifted and reworded: two rows; Read(./.env) never reaches a Bash hook.
+    assert_eq!(pre.attacks, vec!["deny Bash(rm:*)".to_owned()]);
+    assert_eq!(pre.rows, 2);
+    let text = report.render();
+    assert!(text.contains("NOT RUN"), "{text}");
+    assert!(
+        text.contains("not exercised against 2 attack(s): deny Bash(rm:*)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not exercised: no attack raises SessionStart"),
+        "{text}"
+    );
+    let j = report.to_json();
+    assert_eq!(j["classic_hooks"]["run"], "not_run");
+    assert_eq!(j["classic_hooks"]["hooks"][0]["attack_rows"], 2);
+    for line in text.lines() {
+        assert!(line.chars().count() <= WIDTH, "{line:?}");
+    }
+}
+
+#[test]
+fn run_hooks_runs_them_sandboxed_with_the_audits_cap() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().join("marker");
+    let dir = hooked(&marker);
+    let report = run(
+        &AuditSource::Folder(dir.path().to_path_buf()),
+        HookRunner::Sandboxed {
+            cap: std::time::Duration::from_secs(10),
+        },
+    )
+    .unwrap();
+    assert!(marker.exists(), "the hook did not run");
+    assert_eq!(report.breaches(), 0);
+    let text = report.render();
+    assert!(
+        text.contains("ran in 2 attack(s): deny Bash(rm:*)"),
+        "{text}"
+    );
+    assert_eq!(report.to_json()["classic_hooks"]["cap_seconds"], 10.0);
 }
 
 #[test]

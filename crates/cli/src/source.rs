@@ -1,0 +1,98 @@
+//! Which managed folder a command reads, and the first line that says so (SPEC §2.1
+//! "Locations"; issue #8 item 4: with no managed folder, `audit` and `policy show`
+//! read the same thing and say so on their first line).
+//!
+//! - `--managed DIR`: that folder; it must exist (bad input otherwise).
+//! - neither flag: the platform folder; when it does not exist, the empty policy the
+//!   engine reads there (a policy of nothing: only the always-pinned variables and the
+//!   engine's defaults).
+//! - `--example`: the example policy compiled into the binary (`examples/managed/`),
+//!   written out to a temporary folder for the command's run.
+
+use std::path::{Path, PathBuf};
+
+/// The example managed settings compiled into the binary (SPEC §2.1 layout).
+pub const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
+/// The example `managed-mcp.json` compiled into the binary.
+const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
+
+/// The first line of `audit` and `policy show` (SPEC §2.1 "Locations"): the folder
+/// read, and for the platform folder whether it exists.
+pub fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
+    match kind {
+        "embedded" => "managed folder: none; the example policy embedded in this binary \
+                       (--example)"
+            .to_owned(),
+        "platform" if exists => {
+            format!("managed folder: {} (the platform folder)", folder.display())
+        }
+        "platform" => format!(
+            "managed folder: {} (the platform folder; it does not exist: an empty policy, \
+             as the engine reads it)",
+            folder.display()
+        ),
+        _ => format!("managed folder: {}", folder.display()),
+    }
+}
+
+/// A temporary folder (the example written out, or an empty one), removed when
+/// dropped.
+pub struct TempFolder(PathBuf);
+
+/// Making temporary managed folders.
+impl TempFolder {
+    /// A fresh, empty folder under the system's temporary folder.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error, with the folder's path, when it cannot be made.
+    pub fn empty() -> Result<TempFolder, String> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let dir =
+            std::env::temp_dir().join(format!("sec-default-policy-{}-{stamp}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            format!(
+                "{}: cannot make a temporary managed folder: {e}",
+                dir.display()
+            )
+        })?;
+        Ok(TempFolder(dir))
+    }
+
+    /// Writes `examples/managed/` (compiled in) to a fresh folder (SPEC §2.1 layout).
+    ///
+    /// # Errors
+    ///
+    /// The I/O error, with the folder's path, when it cannot be written.
+    pub fn example() -> Result<TempFolder, String> {
+        let folder = TempFolder::empty()?;
+        let write = || -> std::io::Result<()> {
+            std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
+            std::fs::write(folder.0.join(policy::MCP_FILE), EXAMPLE_MCP)?;
+            Ok(())
+        };
+        write().map_err(|e| {
+            format!(
+                "{}: cannot write the embedded example policy: {e}",
+                folder.0.display()
+            )
+        })?;
+        Ok(folder)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// The folder does not outlive the command.
+impl Drop for TempFolder {
+    /// Removes the folder; a failure to remove it is not the command's concern.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
