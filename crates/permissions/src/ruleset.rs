@@ -75,7 +75,13 @@ pub struct RuleSet {
     index: Arc<Index>,
     /// The anchors of the sessions asked about, by (cwd, home).
     anchors: AnchorCache,
+    /// Rule warnings past [`MAX_RULE_WARNINGS`], counted while building.
+    suppressed_warnings: usize,
 }
+
+/// The most rule warnings [`RuleSet::from_sources`] lists; past it they are counted in
+/// one more warning (a hostile file with millions of bad rules floods no memory).
+pub const MAX_RULE_WARNINGS: usize = 1_000;
 
 impl RuleSet {
     /// Gathers `permissions.allow`, `permissions.ask` and `permissions.deny` of every
@@ -149,6 +155,7 @@ impl RuleSet {
             additional_dirs,
             index: Arc::default(),
             anchors: AnchorCache::default(),
+            suppressed_warnings: 0,
         };
         let mut warnings = Vec::new();
         for (source, settings) in sources {
@@ -175,6 +182,21 @@ impl RuleSet {
                     &mut warnings,
                 );
             }
+        }
+        if warnings.len() > MAX_RULE_WARNINGS {
+            warnings.truncate(MAX_RULE_WARNINGS);
+            set.suppressed_warnings += 1;
+        }
+        if set.suppressed_warnings > 0 {
+            warnings.push(RuleWarning {
+                source: SettingsSource::Policy,
+                pointer: String::new(),
+                rule: String::new(),
+                reason: format!(
+                    "{} more rule warnings like those above; only the first {MAX_RULE_WARNINGS} are listed",
+                    set.suppressed_warnings
+                ),
+            });
         }
         set.rules.sort_by_key(|r| r.source.precedence());
         set.index = Arc::new(Index::build(&set.rules));
@@ -285,6 +307,12 @@ impl RuleSet {
             }
         };
         for (index, (pointer, value)) in entries.into_iter().enumerate() {
+            // A hostile list of millions of bad rules must not flood memory with as many
+            // warnings: past the cap they are counted, and one warning says how many.
+            if warnings.len() > MAX_RULE_WARNINGS {
+                warnings.truncate(MAX_RULE_WARNINGS);
+                self.suppressed_warnings += 1;
+            }
             let Some(text) = value.as_str() else {
                 warnings.push(RuleWarning {
                     source,
@@ -544,6 +572,22 @@ mod tests {
         assert_eq!(w.len(), 1);
         let (set, w) = RuleSet::from_sources(&[(SettingsSource::Project, &json!("not an object"))]);
         assert!(set.is_empty() && w.is_empty());
+    }
+
+    #[test]
+    fn millions_of_bad_rules_list_a_thousand_warnings_and_count_the_rest() {
+        let bad: Vec<String> = (0..3_000).map(|i| format!("Read([{i}")).collect();
+        let s = json!({"permissions": {"deny": bad}});
+        let (set, w) = RuleSet::from_sources(&[(SettingsSource::Policy, &s)]);
+        assert_eq!(set.counts().0, 3_000, "every rule still denies its tool");
+        assert_eq!(w.len(), MAX_RULE_WARNINGS + 1);
+        assert!(
+            w[MAX_RULE_WARNINGS]
+                .reason
+                .starts_with("2000 more rule warnings"),
+            "{:?}",
+            w.last()
+        );
     }
 
     #[test]

@@ -350,7 +350,13 @@ struct Salvager<'a> {
     warnings: &'a mut Vec<Warning>,
     env_dropped: Vec<String>,
     mcp_unreadable: bool,
+    /// Warnings written for this file, and those past [`MAX_WARNINGS_PER_FILE`].
+    written: usize,
+    suppressed: usize,
 }
+
+/// The most warnings one file's salvage lists; past it they are counted in one line.
+pub(crate) const MAX_WARNINGS_PER_FILE: usize = 1_000;
 
 /// Salvages one managed settings file's top-level object. Warnings point
 /// inside `file`.
@@ -366,12 +372,25 @@ pub(crate) fn salvage_file(
         warnings,
         env_dropped: Vec::new(),
         mcp_unreadable: false,
+        written: 0,
+        suppressed: 0,
     };
     let mut settings = Map::new();
     for (key, value) in object {
         if let Some(kept) = s.top_level(&key, value) {
             settings.insert(key, kept);
         }
+    }
+    if s.suppressed > 0 {
+        s.warnings.push(Warning {
+            file: file.to_path_buf(),
+            line: None,
+            pointer: String::new(),
+            reason: format!(
+                "{} more entries were dropped or repaired like those above; only the first {MAX_WARNINGS_PER_FILE} are listed",
+                s.suppressed
+            ),
+        });
     }
     SalvagedFile {
         settings,
@@ -450,6 +469,13 @@ fn is_scalar(value: &Value) -> bool {
 
 impl Salvager<'_> {
     fn warn(&mut self, pointer: &str, reason: impl Into<String>) {
+        // A hostile file with millions of bad entries must not flood memory with as many
+        // warnings: past the cap they are counted, and one line says how many.
+        if self.written >= MAX_WARNINGS_PER_FILE {
+            self.suppressed += 1;
+            return;
+        }
+        self.written += 1;
         self.warnings.push(Warning {
             file: self.file.to_path_buf(),
             line: None,
@@ -1257,6 +1283,18 @@ mod tests {
                 "/enabledPlugins/b@m/1"
             ]
         );
+    }
+
+    #[test]
+    fn a_file_with_millions_of_bad_entries_lists_a_thousand_warnings_and_counts_the_rest() {
+        let (out, warnings, _) = salvage(
+            json!({"env": (0..5_000).map(|i| (format!("V{i}"), json!(i))).collect::<serde_json::Map<String, Value>>()}),
+        );
+        assert_eq!(warnings.len(), MAX_WARNINGS_PER_FILE + 1);
+        assert!(warnings[MAX_WARNINGS_PER_FILE]
+            .1
+            .starts_with("4000 more entries"));
+        assert_eq!(out["env"].as_object().map(|m| m.len()), Some(0));
     }
 
     #[test]
