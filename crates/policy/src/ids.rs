@@ -37,6 +37,22 @@ impl PluginId {
     }
 }
 
+/// The name part of a plugin id: everything before its **last** `@` (`""` for
+/// `@acme`, the whole id when it has no `@`).
+///
+/// SPEC §2.2
+pub fn id_name(id: &str) -> &str {
+    id.rsplit_once('@').map_or(id, |(name, _)| name)
+}
+
+/// Whether `id` is a `--plugin-dir` id, `<name>@inline`, in any letter case.
+///
+/// SPEC §3.4 (never vouched for), §6 "Loading"
+pub fn is_inline_id(id: &str) -> bool {
+    id.rsplit_once('@')
+        .is_some_and(|(_, marketplace)| id_key(marketplace) == "inline")
+}
+
 /// The comparison key of an id (or any name compared the same way): Unicode
 /// NFC, then lower case.
 ///

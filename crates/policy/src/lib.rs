@@ -97,7 +97,7 @@ mod read;
 mod salvage;
 
 pub use error::{PolicyError, SourceFile, SourceKind, Warning};
-pub use ids::{id_key, ids_equal, PluginId, SEC_DEFAULT_ID};
+pub use ids::{id_key, id_name, ids_equal, is_inline_id, PluginId, SEC_DEFAULT_ID};
 pub use location::{platform_folder, ManagedLocation};
 pub use managed::{EnabledPlugin, ManagedSettings, SecDefaultOptions};
 pub use memo::{Clock, FakeClock, MemoRead, PolicyMemo, SystemClock, POLICY_MEMO_MS};

@@ -671,11 +671,7 @@ impl PluginSpec {
     /// `directory` (read in place from a folder marketplace managed settings name).
     #[must_use]
     pub fn copy_source(&self) -> CopySource {
-        let inline = self
-            .id
-            .rsplit_once('@')
-            .is_some_and(|(_, m)| m.eq_ignore_ascii_case("inline"));
-        if inline {
+        if policy::is_inline_id(&self.id) {
             return CopySource::Inline;
         }
         self.source
@@ -699,10 +695,7 @@ impl PluginSpec {
 /// it has none).
 #[must_use]
 pub fn id_name(id: &str) -> &str {
-    match id.rfind('@') {
-        Some(at) => id.get(..at).unwrap_or(id),
-        None => id,
-    }
+    policy::id_name(id)
 }
 
 /// One scripted hook (SCENARIOS.md `hooks`, SPEC §1.1 `on(pattern, [filter], hook)`).

@@ -116,7 +116,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<LoadedScenario>, FormatEr
         file: file.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        message: strip_location(&e),
+        message: policy::json::message_of(&e),
     })?;
     let is_list = match &value {
         Value::Object(map) => map.contains_key("scenarios"),
@@ -168,7 +168,7 @@ fn typed<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, For
         FormatError::Invalid {
             file: file.to_path_buf(),
             pointer,
-            message: strip_location(&inner),
+            message: policy::json::message_of(&inner),
             location,
         }
     })?;
@@ -176,19 +176,9 @@ fn typed<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, For
         file: file.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        message: strip_location(&e),
+        message: policy::json::message_of(&e),
     })?;
     Ok(parsed)
-}
-
-/// A `serde_json` error's message without its ` at line L column C` suffix.
-fn strip_location(e: &serde_json::Error) -> String {
-    let full = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    match full.strip_suffix(&suffix) {
-        Some(msg) => msg.to_owned(),
-        None => full,
-    }
 }
 
 /// Checks made after parsing: `$dir` exists, plugin ids are unique and never the

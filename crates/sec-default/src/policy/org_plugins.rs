@@ -1,6 +1,6 @@
 //! The plugins the organization seats itself (SPEC §3.4 step 4, §3.5).
 
-use policy::{ManagedSettings, PluginId};
+use policy::ManagedSettings;
 use unicode_normalization::UnicodeNormalization;
 
 /// One plugin the organization seats itself: its id as policy lists it, its name (the
@@ -47,14 +47,7 @@ pub fn org_plugins(policy: &ManagedSettings) -> Vec<OrgPlugin> {
         id: id.clone(),
         // SPEC §2.2: the name is everything before the last `@`, so `@acme` names "",
         // which folds to nothing and refuses every person's registration (§3.4 step 5).
-        name: PluginId::parse(id).map_or_else(
-            || {
-                id.rsplit_once('@')
-                    .map_or(id.as_str(), |(n, _)| n)
-                    .to_owned()
-            },
-            |p| p.name,
-        ),
+        name: ::policy::id_name(id).to_owned(),
         key,
     };
     policy

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 #[must_use]
 pub fn vouched_id<'p>(policy: &'p ManagedSettings, heard: Option<&Admitted>) -> Option<&'p str> {
     let heard = heard?;
-    if heard.source != Some(CopySource::Directory) || is_inline(&heard.provenance) {
+    if heard.source != Some(CopySource::Directory) || ::policy::is_inline_id(&heard.provenance) {
         return None;
     }
     policy
@@ -32,12 +32,6 @@ pub fn vouched_id<'p>(policy: &'p ManagedSettings, heard: Option<&Admitted>) -> 
         .iter()
         .find(|(id, state)| *state == EnabledPlugin::On && ids_equal(id, &heard.provenance))
         .map(|(id, _)| id.as_str())
-}
-
-/// Whether `id` is a `--plugin-dir` id, `<name>@inline`, in any letter case.
-fn is_inline(id: &str) -> bool {
-    id.rsplit_once('@')
-        .is_some_and(|(_, marketplace)| ::policy::id_key(marketplace) == "inline")
 }
 
 /// Why a `user` plugin's registration is refused (SPEC §3.4 steps 2–5), if it is.
