@@ -178,10 +178,24 @@ pub fn read_policy(location: &ManagedLocation) -> Result<Policy, PolicyError> {
         });
         let first_of_file = warnings.len();
         warn_of_reading(&path, &doc, &mut warnings);
-        record_rules(&path, &doc, object.get("permissions"), &mut rule_origins);
+        let rules = new_rules(object.get("permissions"), &rule_origins);
         let salvaged = salvage_file(&path, object, &mut warnings);
         merge_file(&mut settings, salvaged.settings, &path, &mut warnings);
-        locate(&doc, warnings.get_mut(first_of_file..).unwrap_or_default());
+        // One pass over the file finds the lines of its warnings and of its rules.
+        let rule_pointers: Vec<&str> = rules.iter().map(|(_, _, p)| p.as_str()).collect();
+        let lines = locate(
+            &doc,
+            warnings.get_mut(first_of_file..).unwrap_or_default(),
+            &rule_pointers,
+        );
+        for (list, text, pointer) in rules {
+            let line = lines.get(&pointer).map(|p| p.line);
+            rule_origins.entry((list, text)).or_insert(RuleOrigin {
+                file: path.clone(),
+                pointer,
+                line,
+            });
+        }
         for name in salvaged.env_dropped {
             if !env_dropped.contains(&name) {
                 env_dropped.push(name);
@@ -231,44 +245,32 @@ pub fn read_policy(location: &ManagedLocation) -> Result<Policy, PolicyError> {
     })
 }
 
-/// Records where each permission rule of one file is written, unless an earlier file
-/// gave it (the merge keeps the first of duplicates).
-fn record_rules(
-    path: &Path,
-    doc: &JsonDoc,
+/// The permission rules of one file that no earlier file gave (the merge keeps the
+/// first of duplicates): `(list, text, pointer in this file)`, to be located.
+fn new_rules(
     permissions: Option<&Value>,
-    origins: &mut HashMap<(String, String), RuleOrigin>,
-) {
+    origins: &HashMap<(String, String), RuleOrigin>,
+) -> Vec<(String, String, String)> {
     let Some(Value::Object(perms)) = permissions else {
-        return;
+        return Vec::new();
     };
-    let mut found: Vec<(String, String, String)> = Vec::new();
+    let mut found = Vec::new();
     for list in ["allow", "ask", "deny"] {
-        if let Some(Value::Array(rules)) = perms.get(list) {
-            for (i, rule) in rules.iter().enumerate() {
-                if let Some(text) = rule.as_str() {
-                    let key = (list.to_owned(), text.to_owned());
-                    if !origins.contains_key(&key) {
-                        found.push((
-                            list.to_owned(),
-                            text.to_owned(),
-                            format!("/permissions/{list}/{i}"),
-                        ));
-                    }
-                }
+        let Some(Value::Array(rules)) = perms.get(list) else {
+            continue;
+        };
+        for (i, text) in rules.iter().enumerate() {
+            let Some(text) = text.as_str() else { continue };
+            if !origins.contains_key(&(list.to_owned(), text.to_owned())) {
+                found.push((
+                    list.to_owned(),
+                    text.to_owned(),
+                    format!("/permissions/{list}/{i}"),
+                ));
             }
         }
     }
-    let pointers: Vec<&str> = found.iter().map(|(_, _, p)| p.as_str()).collect();
-    let lines = doc.positions_of(&pointers);
-    for (list, text, pointer) in found {
-        let line = lines.get(&pointer).map(|p| p.line);
-        origins.entry((list, text)).or_insert(RuleOrigin {
-            file: path.to_path_buf(),
-            pointer,
-            line,
-        });
-    }
+    found
 }
 
 fn io_error(path: PathBuf, e: &io::Error) -> PolicyError {
@@ -318,17 +320,23 @@ fn warn_of_reading(path: &Path, doc: &JsonDoc, warnings: &mut Vec<Warning>) {
 }
 
 /// Fills in the line of every warning about this document that has none, from its
-/// pointer (one pass over the file).
-fn locate(doc: &JsonDoc, warnings: &mut [Warning]) {
+/// pointer, and finds the positions of `also`, in one pass over the file.
+fn locate(
+    doc: &JsonDoc,
+    warnings: &mut [Warning],
+    also: &[&str],
+) -> HashMap<String, crate::json::Position> {
     let wanted: Vec<&str> = warnings
         .iter()
         .filter(|w| w.line.is_none())
         .map(|w| w.pointer.as_str())
+        .chain(also.iter().copied())
         .collect();
     let found = doc.positions_of(&wanted);
     for w in warnings.iter_mut().filter(|w| w.line.is_none()) {
         w.line = found.get(&w.pointer).map(|p| p.line);
     }
+    found
 }
 
 /// The drop-ins to merge, in file-name order: `*.json`, hidden files skipped.
@@ -390,7 +398,7 @@ fn read_mcp(path: &Path, warnings: &mut Vec<Warning>) -> McpRead {
     let mut found = Vec::new();
     let (read, doc) = read_mcp_into(path, &mut found);
     if let Some(doc) = &doc {
-        locate(doc, &mut found);
+        locate(doc, &mut found, &[]);
     }
     warnings.extend(found);
     read

@@ -569,3 +569,20 @@ fn salvage_warnings_name_their_line() {
     assert_eq!(policy.warnings.len(), 1);
     assert_eq!(policy.warnings[0].line, Some(3));
 }
+
+#[test]
+fn a_rule_from_a_drop_in_is_named_by_that_file_its_pointer_and_line() {
+    let (dir, policy) = read_ok(json!({
+        "managed-settings.json": {"permissions": {"deny": ["Bash(rm:*)"]}},
+        "managed-settings.d/20-more.json": {"permissions": {"deny": ["Bash(rm:*)", "// not a rule"]}}
+    }));
+    let merged = policy.managed().deny;
+    assert_eq!(merged, ["Bash(rm:*)", "// not a rule"]);
+    let first = policy.rule_origin("/permissions/deny/0", "Bash(rm:*)").unwrap();
+    assert_eq!(first.file, dir.path().join("managed-settings.json"), "the first file that gives it");
+    let comment = policy.rule_origin("/permissions/deny/1", "// not a rule").unwrap();
+    assert_eq!(comment.file, dir.path().join("managed-settings.d/20-more.json"));
+    assert_eq!(comment.pointer, "/permissions/deny/1", "its own pointer there");
+    assert_eq!(comment.line, Some(5));
+    assert!(policy.rule_origin("/env/X", "Bash(rm:*)").is_none());
+}
