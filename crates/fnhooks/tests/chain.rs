@@ -71,24 +71,16 @@ fn with_no_hooks_the_core_answers_directly() {
 #[test]
 fn chain_order_is_tier_order_then_seating_order() {
     let (engine, _) = engine();
-    let tag = |name: &'static str| {
-        move |_cx: Cx, e: Event, next: Next| async move {
-            let mut a = next.run(e).await?;
-            let t = a["text"].as_str().unwrap_or_default().to_owned();
-            a["text"] = json!(format!("{name}({t})"));
-            Ok(a)
-        }
-    };
-    engine.seat(plugin("b", Tier::Builtin, "prompt.section", tag("b")));
-    engine.seat(plugin("u1", Tier::User, "prompt.section", tag("u1")));
-    engine.seat(plugin("a", Tier::Append, "prompt.section", tag("a")));
-    engine.seat(plugin("u2", Tier::User, "prompt.section", tag("u2")));
-    engine.seat(plugin("p", Tier::Prepend, "prompt.section", tag("p")));
+    engine.seat(plugin("b", Tier::Builtin, "prompt.section", tagger("b")));
+    engine.seat(plugin("u1", Tier::User, "prompt.section", tagger("u1")));
+    engine.seat(plugin("a", Tier::Append, "prompt.section", tagger("a")));
+    engine.seat(plugin("u2", Tier::User, "prompt.section", tagger("u2")));
+    engine.seat(plugin("p", Tier::Prepend, "prompt.section", tagger("p")));
     engine.seat_first(plugin(
         "first",
         Tier::Prepend,
         "prompt.section",
-        tag("first"),
+        tagger("first"),
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "first(p(u1(u2(a(b(core))))))");
@@ -98,19 +90,11 @@ fn chain_order_is_tier_order_then_seating_order() {
 fn next_to_append_skips_the_user_tier_and_trace_shows_what_ran() {
     let (engine, _) = engine();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let s = seen.clone();
     engine.seat(plugin(
         "org",
         Tier::Prepend,
         "prompt.section",
-        move |_cx: Cx, e: Event, next: Next| {
-            let s = s.clone();
-            async move {
-                let a = next.to(e, Tier::Append).await?;
-                *s.lock().unwrap() = next.trace();
-                Ok(a)
-            }
-        },
+        past_users_recording(seen.clone()),
     ));
     engine.seat(plugin(
         "person",
@@ -555,6 +539,18 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
     assert_eq!(a["text"], "read", "{:?}", rec.log.lock().unwrap());
 }
 
+/// A managed hook that continues past the user tier and records `next.trace`.
+fn past_users_recording(trace: Arc<Mutex<Vec<fnhooks::TraceEntry>>>) -> impl fnhooks::Hook {
+    move |_cx: Cx, e: Event, next: Next| {
+        let trace = trace.clone();
+        async move {
+            let a = next.to(e, Tier::Append).await?;
+            *trace.lock().unwrap() = next.trace();
+            Ok(a)
+        }
+    }
+}
+
 /// A hook that tags the `text` of what comes back with its name, after `next`.
 fn tagger(name: &'static str) -> impl fnhooks::Hook {
     move |_cx: Cx, e: Event, next: Next| async move {
@@ -571,19 +567,11 @@ fn next_to_skips_only_the_tiers_between_the_callers_and_the_target() {
     // run, in order, and the skip holds for the rest of that run.
     let (engine, _) = engine();
     let trace = Arc::new(Mutex::new(Vec::new()));
-    let t = trace.clone();
     engine.seat(plugin(
         "guard",
         Tier::Prepend,
         "prompt.section",
-        move |_cx: Cx, e: Event, next: Next| {
-            let t = t.clone();
-            async move {
-                let a = next.to(e, Tier::Append).await?;
-                *t.lock().unwrap() = next.trace();
-                Ok(a)
-            }
-        },
+        past_users_recording(trace.clone()),
     ));
     engine.seat(plugin(
         "org-a",

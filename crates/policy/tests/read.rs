@@ -578,11 +578,25 @@ fn a_rule_from_a_drop_in_is_named_by_that_file_its_pointer_and_line() {
     }));
     let merged = policy.managed().deny;
     assert_eq!(merged, ["Bash(rm:*)", "// not a rule"]);
-    let first = policy.rule_origin("/permissions/deny/0", "Bash(rm:*)").unwrap();
-    assert_eq!(first.file, dir.path().join("managed-settings.json"), "the first file that gives it");
-    let comment = policy.rule_origin("/permissions/deny/1", "// not a rule").unwrap();
-    assert_eq!(comment.file, dir.path().join("managed-settings.d/20-more.json"));
-    assert_eq!(comment.pointer, "/permissions/deny/1", "its own pointer there");
+    let first = policy
+        .rule_origin("/permissions/deny/0", "Bash(rm:*)")
+        .unwrap();
+    assert_eq!(
+        first.file,
+        dir.path().join("managed-settings.json"),
+        "the first file that gives it"
+    );
+    let comment = policy
+        .rule_origin("/permissions/deny/1", "// not a rule")
+        .unwrap();
+    assert_eq!(
+        comment.file,
+        dir.path().join("managed-settings.d/20-more.json")
+    );
+    assert_eq!(
+        comment.pointer, "/permissions/deny/1",
+        "its own pointer there"
+    );
     assert_eq!(comment.line, Some(5));
     assert!(policy.rule_origin("/env/X", "Bash(rm:*)").is_none());
 }
