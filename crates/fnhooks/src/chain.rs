@@ -414,6 +414,7 @@ impl Engine {
                 origin,
                 clock: None,
                 excluded: Arc::clone(excluded),
+                own: None,
             };
             return self.inner.core.answer(core_cx, event);
         }
@@ -525,9 +526,11 @@ pub struct Cx {
     /// as its own (each of their hooks has its own timeout), as time inside `next` does
     /// not (SPEC §1.1).
     clock: Option<Arc<Mutex<NextState>>>,
-    /// The hooks an event raised through this `cx` runs without: this hook and those it
-    /// is nested in (SPEC §1.1: no re-entry).
+    /// The hooks an event raised through this `cx` runs without: those it is nested in,
+    /// and `own`, this hook (SPEC §1.1: no re-entry). Joined only when the hook raises,
+    /// so a link that raises nothing allocates nothing for it.
     excluded: Arc<[HookKey]>,
+    own: Option<HookKey>,
 }
 
 impl Cx {
@@ -565,11 +568,15 @@ impl Cx {
     ///
     /// The chain's error.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
+        let excluded: Arc<[HookKey]> = match self.own {
+            Some(own) => self.excluded.iter().copied().chain([own]).collect(),
+            None => Arc::clone(&self.excluded),
+        };
         let raised = self.engine.raise_within(
             event,
             Arc::new(self.raiser()),
             TierSet::default(),
-            &self.excluded,
+            &excluded,
         );
         match self.clock.clone() {
             None => raised,
@@ -633,15 +640,6 @@ impl ChainRun {
             excluded: Arc::clone(excluded),
             core_answer: Mutex::new(None),
         }
-    }
-
-    /// The `excluded` set of an event raised by the hook of `link`.
-    fn excluding(&self, link: &Link) -> Arc<[HookKey]> {
-        self.excluded
-            .iter()
-            .copied()
-            .chain(std::iter::once(link.key()))
-            .collect()
     }
 }
 
@@ -855,6 +853,7 @@ impl ChainRun {
             origin: self.origin.clone(),
             clock: None,
             excluded: Arc::clone(&self.excluded),
+            own: None,
         };
         let answer = self.engine.inner.core.answer(cx, event.clone()).await;
         *lock(&self.core_answer) = Some((event, answer.clone()));
@@ -882,7 +881,8 @@ impl ChainRun {
             plugin: Some(Arc::clone(&info)),
             origin: Arc::clone(&link.plugin.origin),
             clock: None,
-            excluded: self.excluding(link),
+            excluded: Arc::clone(&self.excluded),
+            own: Some(link.key()),
         };
         let Some(registration) = link.plugin.registrations.get(link.reg) else {
             return Arc::clone(&self).run_from(pos + 1, event, skip).await;
