@@ -1,7 +1,7 @@
 //! The core answer of `tool.check` (SPEC §1.6, §4) and what the engine does with it.
 
 use crate::matcher::{
-    allowing_rule, first_strict, mode_allows_edit, Subject, EDIT_TOOLS, READ_TOOLS,
+    allowing_rule, first_strict, first_uncertain, mode_allows_edit, Subject, EDIT_TOOLS, READ_TOOLS,
 };
 use crate::rule::{Behavior, Rule};
 use crate::{Loop, Mode, RuleSet, SessionFacts};
@@ -55,8 +55,14 @@ pub struct Question<'a> {
 /// 3. When no rule decides, the mode's default: read-only tools and read-only shell
 ///    commands a plain allow; in `acceptEdits` edits inside the working directory
 ///    (protected paths excepted) a plain allow; everything else a plain ask.
-/// 4. A shell command that cannot be parsed with confidence is never allowed by a
-///    rule or a mode: at least a plain ask. A call that writes a protected path
+/// 4. **What the core cannot see, it never lets through** (SPEC §4
+///    **\[decision\]**): a shell command whose program or path stays unknown after
+///    expansion is judged as meeting every deny and ask rule it could meet
+///    ([`crate::bash::ParsedCommand::certain`]); where one exists (a deny rule
+///    before an ask rule, each after the rules the command surely meets), the
+///    verdict is an `ask` naming it, its `source`, and `uncertain: true`, whatever
+///    an allow rule or a mode says. A command the parser refuses is never allowed by
+///    a rule or a mode: at least a plain ask. A call that writes a protected path
 ///    (`.git`, `.claude` but `.claude/worktrees`, `.vscode`, `.idea`, `.husky`,
 ///    shell startup files, `.npmrc`, ...) is never allowed by a rule or a mode,
 ///    `bypassPermissions` included (SPEC §4: never auto-approved); nor is an
@@ -102,6 +108,9 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         v.setting = Some(BLOCK_READS_SETTING.to_owned());
         return v;
     }
+    if let Some(rule) = first_uncertain(rules, Behavior::Deny, &subject) {
+        return host(uncertain(rule), facts, q.tool);
+    }
     if let Some(rule) = first_strict(rules, Behavior::Ask, &subject, facts) {
         let v = named(
             Decision::Ask,
@@ -112,6 +121,9 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             ),
         );
         return host(v, facts, q.tool);
+    }
+    if let Some(rule) = first_uncertain(rules, Behavior::Ask, &subject) {
+        return host(uncertain(rule), facts, q.tool);
     }
     if rules.blocks_reads_outside() && subject.command.is_some() {
         let unsandboxed = q
@@ -132,7 +144,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             return host(v, facts, q.tool);
         }
     }
-    if subject.uncertain_command() {
+    if subject.unparsed_command() {
         return host(
             Verdict::plain(Decision::Ask)
                 .with_reason("this shell command cannot be parsed with confidence, so it is asked"),
@@ -218,6 +230,25 @@ fn mode_default(s: &Subject<'_>, facts: &SessionFacts, mode: Mode) -> Verdict {
         facts,
         s.tool,
     )
+}
+
+/// The ask an uncertain command gets where `rule` could meet it (SPEC §4).
+fn uncertain(rule: &Rule) -> Verdict {
+    let kind = if rule.behavior == Behavior::Deny {
+        "denies"
+    } else {
+        "asks before"
+    };
+    let mut v = named(
+        Decision::Ask,
+        rule,
+        format!(
+            "this shell command runs something known only when it runs, and the permission rule {} in {} settings, which {kind} what it may meet, may meet it; so it is asked",
+            rule.text, rule.source
+        ),
+    );
+    v.uncertain = true;
+    v
 }
 
 fn named(decision: Decision, rule: &Rule, reason: String) -> Verdict {

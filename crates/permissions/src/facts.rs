@@ -179,6 +179,13 @@ pub struct SessionFacts {
     pub cwd: PathBuf,
     /// The person's home directory (absolute).
     pub home: PathBuf,
+    /// The session's environment, as the shell that runs a command inherits it
+    /// (SPEC §4: variables "in the session's environment" are expanded); `None` when
+    /// it is not known, and then every variable a command does not set itself is
+    /// unknown (`HOME` and `PWD` excepted). Not part of a scenario's `session`
+    /// serialization.
+    #[serde(skip)]
+    pub env: Option<std::sync::Arc<std::collections::BTreeMap<String, String>>>,
 }
 
 impl SessionFacts {
@@ -193,6 +200,7 @@ impl SessionFacts {
             interactive: true,
             cwd: cwd.into(),
             home: home.into(),
+            env: None,
         }
     }
 

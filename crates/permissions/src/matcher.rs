@@ -6,7 +6,7 @@
 //! case-insensitively. Allow rules must *cover* the call: every part of a shell
 //! command, every path in every form.
 
-use crate::bash::{parse_command_cached, FileArg, ParsedCommand, Part};
+use crate::bash::{parse_command_cached_in, FileArg, ParsedCommand, Part, ShellContext};
 use crate::index::{Anchors, PathQuery, Stage};
 use crate::path::{
     backslashes_as_separators, glob_base, is_critical, is_protected, is_within, normalize, Resolver,
@@ -71,6 +71,8 @@ pub(crate) struct ShellFile {
     pub write: bool,
     pub redirect: bool,
     pub resolvable: bool,
+    /// Read whole: it meets every `Read` rule beneath it.
+    pub folder: bool,
     pub forms: Vec<Vec<String>>,
     /// An `rm`/`rmdir` of a critical path (reference §3.3).
     pub critical: bool,
@@ -90,6 +92,7 @@ impl ShellFile {
             write: f.write,
             redirect: f.redirect,
             resolvable: f.resolvable(),
+            folder: f.folder,
             forms,
             critical: removes_critical_in(f, facts, anchors.cwd(), anchors.home(), fs),
         }
@@ -142,7 +145,10 @@ impl<'a> Subject<'a> {
         let tool = q.tool;
         let command =
             (tool == "Bash").then(|| match q.input.get("command").and_then(Value::as_str) {
-                Some(c) => parse_command_cached(c),
+                Some(c) => {
+                    let ctx = ShellContext::new(&facts.cwd, &facts.home, facts.env.clone());
+                    parse_command_cached_in(c, &ctx)
+                }
                 None => Arc::new(ParsedCommand::default()),
             });
         let anchors = rules.anchors(facts);
@@ -175,9 +181,9 @@ impl<'a> Subject<'a> {
         }
     }
 
-    /// Whether this is a shell command that could not be parsed with confidence.
-    pub fn uncertain_command(&self) -> bool {
-        self.command.as_ref().is_some_and(|c| !c.certain)
+    /// Whether this is a shell command the parser refused.
+    pub fn unparsed_command(&self) -> bool {
+        self.command.as_ref().is_some_and(|c| !c.parsed)
     }
 
     /// Whether `path` is inside a working directory.
@@ -329,11 +335,17 @@ pub(crate) fn strict_matches(rule: &Rule, s: &Subject<'_>, facts: &SessionFacts)
             };
             let on_tool = path_rule_applies(rule_tool, rule.behavior, s.tool)
                 && s.paths.iter().any(|path| hit(&path.forms));
-            // A shell command's files are judged as Read(<path>) or Edit(<path>).
+            // A shell command's files are judged as Read(<path>) or Edit(<path>); a
+            // folder read whole meets the rules beneath it.
             on_tool
                 || (s.command.is_some()
                     && s.files.iter().any(|f| {
-                        path_rule_applies(rule_tool, rule.behavior, file_tool(f)) && hit(&f.forms)
+                        path_rule_applies(rule_tool, rule.behavior, file_tool(f))
+                            && (hit(&f.forms)
+                                || (f.folder
+                                    && f.forms
+                                        .iter()
+                                        .any(|d| p.may_match_beneath(d, rule.source, facts))))
                     }))
         }
         _ => spec.tool.matches(s.tool) && matches_field(rule, s.input).unwrap_or(false),
@@ -488,7 +500,72 @@ pub(crate) fn first_strict<'r>(
             best = Some(i);
         }
     }
+    // Folders read whole: every path rule beneath them (rare; met one by one).
+    if s.command.is_some() && s.files.iter().any(|f| f.folder) {
+        for (i, r) in all.iter().enumerate() {
+            let Ok(i) = u32::try_from(i) else { break };
+            if best.is_some_and(|b| i >= b) {
+                break;
+            }
+            if r.behavior == behavior
+                && matches!(r.spec.specifier, Specifier::Path(_))
+                && strict_matches(r, s, facts)
+            {
+                best = Some(i);
+            }
+        }
+    }
     best.and_then(|i| all.get(i as usize))
+}
+
+/// The first deny (or ask) rule, in deciding order, that an *uncertain* part or path
+/// of a shell command could meet (SPEC §4 **\[decision\]** "What the core cannot
+/// see, it never lets through"): a program that may be anything meets every `Bash`
+/// rule; inline code every `Bash` rule whose command word is among its words; a path
+/// known only at run time every `Read`/`Edit` path rule of its kind.
+pub(crate) fn first_uncertain<'r>(
+    rules: &'r RuleSet,
+    behavior: Behavior,
+    s: &Subject<'_>,
+) -> Option<&'r Rule> {
+    let cmd = s.command.as_ref()?;
+    let anything = cmd.parts.iter().any(|p| p.runs_anything);
+    let code: Vec<&str> = cmd
+        .parts
+        .iter()
+        .filter(|p| p.uncertain)
+        .flat_map(|p| p.code_words.iter().map(String::as_str))
+        .collect();
+    let unknown_files: Vec<&ShellFile> = s.files.iter().filter(|f| !f.resolvable).collect();
+    if !anything && code.is_empty() && unknown_files.is_empty() {
+        return None;
+    }
+    rules.rules().iter().find(|r| {
+        if r.behavior != behavior {
+            return false;
+        }
+        match &r.spec.specifier {
+            Specifier::Command(w) if r.spec.tool.matches("Bash") => {
+                anything
+                    || match w.first_word_key() {
+                        Some(word) => {
+                            let word = word.to_lowercase();
+                            code.iter().any(|c| *c == word)
+                        }
+                        None => !code.is_empty(),
+                    }
+            }
+            Specifier::Path(_) => {
+                let ToolPattern::Exact(rule_tool) = &r.spec.tool else {
+                    return false;
+                };
+                unknown_files
+                    .iter()
+                    .any(|f| path_rule_applies(rule_tool, behavior, file_tool(f)))
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The first allow rule (position) covering one part of a shell command.
@@ -571,7 +648,7 @@ pub(crate) fn allowing_rule<'r>(
     let stage = rules.index().stage(Behavior::Allow);
     let min = |a: Option<u32>, b: u32| Some(a.map_or(b, |a| a.min(b)));
     if let Some(cmd) = &s.command {
-        if !cmd.certain || cmd.parts.is_empty() {
+        if !cmd.parsed || cmd.parts.is_empty() {
             return None;
         }
         let mut used: Option<u32> = None;

@@ -186,6 +186,39 @@ impl PathPattern {
     }
 }
 
+impl PathPattern {
+    /// Whether something beneath the folder `dir` (absolute, normalized) may match:
+    /// the folder itself matches, lies beneath the pattern's literal base, or holds
+    /// it (SPEC §4 "Folders read whole meet every `Read` rule beneath them").
+    #[must_use]
+    pub fn may_match_beneath(
+        &self,
+        dir: &[String],
+        source: SettingsSource,
+        facts: &SessionFacts,
+    ) -> bool {
+        if self.matches(dir, source, facts) {
+            return true;
+        }
+        let eq = |a: &String, b: &String| {
+            if self.case_insensitive {
+                a.to_lowercase() == b.to_lowercase()
+            } else {
+                a == b
+            }
+        };
+        let mut base = self.anchor_dir(source, facts);
+        for seg in self.glob.split('/') {
+            if seg.is_empty() || seg.contains(['*', '?', '[', '{']) {
+                break;
+            }
+            base.push(seg.to_owned());
+        }
+        let n = base.len().min(dir.len());
+        base.iter().zip(dir).take(n).all(|(a, b)| eq(a, b))
+    }
+}
+
 fn is_single_segment_dir(p: &str) -> bool {
     p.strip_suffix("/**")
         .is_some_and(|seg| !seg.is_empty() && !seg.contains('/') && !seg.contains('*'))

@@ -133,15 +133,20 @@ pub(crate) fn reference_decide(
         .then(|| input.get("file_path").and_then(Value::as_str).map(norm))
         .flatten();
     // (path, written, redirect, resolvable) of every file a command touches, from
-    // every directory it may run in.
+    // every directory it may run in; and the folders it reads whole.
     let mut files: Vec<(Vec<String>, bool, bool, bool)> = Vec::new();
+    let mut folders: Vec<Vec<String>> = Vec::new();
     if let Some(c) = &command {
         for f in &c.files {
             for cand in f.candidates() {
                 files.push((norm(&cand), f.write, f.redirect, f.resolvable()));
+                if f.folder {
+                    folders.push(norm(&cand));
+                }
             }
         }
     }
+    let kind = |write: bool| if write { "Edit" } else { "Read" };
 
     let strict_hit = |r: &RefRule| -> bool {
         match &r.spec.specifier {
@@ -167,10 +172,33 @@ pub(crate) fn reference_decide(
                         .as_ref()
                         .is_some_and(|fp| path_hit(p, r, fp, facts)))
                     || (command.is_some()
-                        && files.iter().any(|(fp, w, _, _)| {
-                            about(r, if *w { "Edit" } else { "Read" }) && path_hit(p, r, fp, facts)
-                        }))
+                        && files
+                            .iter()
+                            .any(|(fp, w, _, _)| about(r, kind(*w)) && path_hit(p, r, fp, facts)))
+                    || (about(r, "Read")
+                        && folders
+                            .iter()
+                            .any(|d| p.may_match_beneath(d, r.source, facts)))
             }
+            _ => false,
+        }
+    };
+    // What an uncertain part or path could meet (SPEC §4 "What the core cannot see").
+    let uncertain_hit = |r: &RefRule| -> bool {
+        let Some(c) = &command else { return false };
+        match &r.spec.specifier {
+            Specifier::Command(w) if r.spec.tool.matches("Bash") => c.parts.iter().any(|p| {
+                p.runs_anything
+                    || (p.uncertain
+                        && match w.first_word_key() {
+                            Some(k) => p.code_words.contains(&k.to_lowercase()),
+                            None => !p.code_words.is_empty(),
+                        })
+            }),
+            Specifier::Path(_) => c
+                .files
+                .iter()
+                .any(|f| !f.resolvable() && about(r, kind(f.write))),
             _ => false,
         }
     };
@@ -182,14 +210,16 @@ pub(crate) fn reference_decide(
     ) {
         return (Decision::Deny, Some(r.text.clone()));
     }
-    if let Some(r) = first(
-        rules
-            .iter()
-            .filter(|r| r.behavior == Behavior::Ask && strict_hit(r)),
-    ) {
-        return (Decision::Ask, Some(r.text.clone()));
+    for (behavior, hit) in [
+        (Behavior::Deny, &uncertain_hit as &dyn Fn(&RefRule) -> bool),
+        (Behavior::Ask, &strict_hit),
+        (Behavior::Ask, &uncertain_hit),
+    ] {
+        if let Some(r) = first(rules.iter().filter(|r| r.behavior == behavior && hit(r))) {
+            return (Decision::Ask, Some(r.text.clone()));
+        }
     }
-    if command.as_ref().is_some_and(|c| !c.certain) {
+    if command.as_ref().is_some_and(|c| !c.parsed) {
         return (Decision::Ask, None);
     }
     let protected = (EDITS.contains(&tool) && file_path.as_ref().is_some_and(|p| is_protected(p)))

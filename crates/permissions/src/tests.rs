@@ -203,8 +203,9 @@ fn whole_bash_allow_still_needs_a_splittable_command() {
     let settings = json!({"permissions": {"allow": ["Bash"]}});
     let (r, _) = RuleSet::from_sources(&[(SettingsSource::Local, &settings)]);
     assert_eq!(d(&bash(&r, "make && ls")), (Decision::Allow, Some("Bash")));
-    // A program known only at run time is never allowed, not even by a bare `Bash`.
-    assert_eq!(d(&bash(&r, "make && $X")), (Decision::Ask, None));
+    // A program known only at run time that no deny or ask rule could meet is judged
+    // as any part (SPEC §4 "What the core cannot see"): a bare `Bash` covers it.
+    assert_eq!(d(&bash(&r, "make && $X")), (Decision::Allow, Some("Bash")));
     let v = bash(&r, "echo 'oops");
     assert_eq!(d(&v), (Decision::Ask, None));
     assert!(!v.names_a_cause());
@@ -727,10 +728,10 @@ fn bypass_mode() {
         d(&ask(&r, "Bash", json!({"command": "git push"}), &f)),
         (Decision::Ask, Some("Bash(git push:*)"))
     );
-    assert_eq!(
-        d(&ask(&r, "Bash", json!({"command": "echo 'x"}), &f)),
-        (Decision::Ask, None)
-    );
+    // A command the parser refuses may run anything: it may meet the deny rule.
+    let v = ask(&r, "Bash", json!({"command": "echo 'x"}), &f);
+    assert_eq!(d(&v), (Decision::Ask, Some("Bash(rm:*)")));
+    assert!(v.uncertain);
     // disableBypassPermissionsMode: behave as default.
     let pol = json!({"permissions": {"disableBypassPermissionsMode": "disable"}});
     let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);

@@ -569,6 +569,7 @@ fn facts_of(sc: &Scenario, cwd: &Path, home: &Path) -> Result<SessionFacts, Setu
         interactive: sc.session.interactive,
         cwd: cwd.to_path_buf(),
         home: home.to_path_buf(),
+        env: None,
     })
 }
 

@@ -265,13 +265,17 @@ impl SessionCore {
     /// The rules and classic hooks in force now (fail closed: with the policy
     /// unreadable, the readable sources' rules judged as SPEC §2.1 says).
     fn judge_and_hooks(&self) -> (Judge, Arc<ClassicHooks>) {
+        // The shell a command runs in inherits the session's environment as it is now
+        // (SPEC §4: variables "in the session's environment" are expanded).
+        let mut facts = self.facts.clone();
+        facts.env = Some(Arc::new(lock(&self.env).clone()));
         match self.read_policy() {
             Ok(policy) => {
                 let (rules, hooks) = self.rules_for(&policy);
                 let judge = Judge {
                     rules,
                     policy_unreadable: false,
-                    facts: self.facts.clone(),
+                    facts,
                 };
                 (judge, hooks)
             }
@@ -279,7 +283,7 @@ impl SessionCore {
                 let judge = Judge {
                     rules: Arc::clone(&self.rules_without_policy),
                     policy_unreadable: true,
-                    facts: self.facts.clone(),
+                    facts,
                 };
                 (judge, Arc::clone(&self.hooks_without_policy))
             }

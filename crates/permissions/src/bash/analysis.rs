@@ -7,40 +7,69 @@
 //! coarse fallback split (SPEC §4 "Compound shell commands", "Read and Edit rules
 //! meet shell commands").
 
-use super::file_commands::file_words;
+use super::expand::{expand_word, Scope, ShellContext, Var, Vars};
+use super::file_commands::{file_words, folder_reads};
 use super::parts::{FileArg, ParsedCommand, Part, WriteTarget};
 use super::read_only::is_read_only;
 use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
 use super::words::{basename, join, Word};
 use super::wrappers::{
-    inner_command, is_assignment, is_keyword, mark_replaced, runs_unknown_code, strip_step,
-    words_change_dir,
+    inline_code, inner_command, is_assignment, is_keyword, mark_replaced, runs_unknown_code,
+    strip_step, words_change_dir, Inner,
 };
 
-/// Parses and analyses `command` (SPEC §4 "Compound shell commands"). Never fails:
+/// Parses and analyses `command` (SPEC §4 "Compound shell commands") with nothing
+/// known of the session: no environment, no working folder to glob in. Never fails:
 /// a command [`split`] refuses is met by a coarse split and marked not
 /// [`certain`](ParsedCommand::certain).
 ///
 /// [`split`]: super::split
 #[must_use]
 pub fn parse_command(command: &str) -> ParsedCommand {
-    parse_at(command, 0, &Bases::default())
+    parse_command_in(command, &ShellContext::default())
 }
 
-fn parse_at(command: &str, depth: usize, outer: &Bases) -> ParsedCommand {
+/// [`parse_command`] in a session: words expanded as the shell would there (SPEC §4
+/// **\[decision\]** "What the core cannot see, it never lets through").
+#[must_use]
+pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
+    let outer = Outer {
+        ctx,
+        vars: &Vars::new(),
+        late: false,
+    };
+    parse_at(command, 0, &Bases::default(), &outer)
+}
+
+/// Where a command string is parsed: the session, the variables set before it, and
+/// whether it runs at some later time.
+struct Outer<'a> {
+    ctx: &'a ShellContext,
+    vars: &'a Vars,
+    late: bool,
+}
+
+fn parse_at(command: &str, depth: usize, bases: &Bases, outer: &Outer<'_>) -> ParsedCommand {
     let mut parsed = ParsedCommand {
         full: command.trim().to_owned(),
         certain: true,
+        parsed: true,
         ..ParsedCommand::default()
     };
-    let mut walker = Walker::new(depth, outer.clone());
+    let mut walker = Walker::new(depth, bases.clone(), outer.ctx);
+    walker.vars = outer.vars.clone();
+    walker.late = outer.late;
     let walked = walker.text(command);
     let refused = walked.is_err() || walker.error.is_some();
+    parsed.looked_at_files = walker.looked_at_files;
     for simple in &walker.out {
-        analyse(simple, depth, &mut parsed);
+        analyse(simple, depth, outer.ctx, &mut parsed);
     }
     if refused {
         coarse(command, &mut parsed);
+    }
+    if parsed.files.iter().any(|f| !f.resolvable()) {
+        parsed.certain = false;
     }
     parsed
 }
@@ -49,6 +78,7 @@ fn parse_at(command: &str, depth: usize, outer: &Bases) -> ParsedCommand {
 /// operator characters is a part for deny and ask rules; nothing is allowed.
 fn coarse(command: &str, parsed: &mut ParsedCommand) {
     parsed.certain = false;
+    parsed.parsed = false;
     for chunk in command.split(|c: char| ";&|()\n`<>{}$".contains(c)) {
         let words: Vec<String> = chunk
             .split_whitespace()
@@ -62,29 +92,19 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
         if words.is_empty() {
             continue;
         }
-        let plain: Vec<Word> = words
-            .iter()
-            .map(|t| Word {
-                text: t.clone(),
-                ..Word::default()
-            })
-            .collect();
+        let plain: Vec<Word> = words.iter().map(Word::literal).collect();
         let mut strict = vec![chunk.trim().to_owned()];
         strict_forms(&plain, &mut strict, &mut |_| {});
         let stripped = final_words(&plain);
         let remove = removes(stripped);
         for (word, write) in file_words(stripped) {
-            parsed.files.push(FileArg {
-                path: word.text.clone(),
-                write,
-                redirect: false,
-                dynamic: true,
-                bases: Bases {
-                    unknown: true,
-                    ..Bases::default()
-                },
-                remove: remove && write,
-            });
+            let unknown = Bases {
+                unknown: true,
+                ..Bases::default()
+            };
+            let mut f = FileArg::new(word.text.clone(), write, true, unknown);
+            f.remove = remove && write;
+            parsed.files.push(f);
         }
         parsed.parts.push(Part {
             raw: chunk.trim().to_owned(),
@@ -96,6 +116,8 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             read_only: false,
             edits_files: false,
             uncertain: true,
+            runs_anything: true,
+            code_words: Vec::new(),
         });
     }
 }
@@ -112,46 +134,97 @@ fn final_words(words: &[Word]) -> &[Word] {
     rest
 }
 
-fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
+fn analyse(simple: &SimpleCommand, depth: usize, ctx: &ShellContext, parsed: &mut ParsedCommand) {
+    let scope = Scope {
+        ctx,
+        vars: &simple.vars,
+        bases: &simple.bases,
+        late: simple.late,
+    };
     for r in &simple.redirects {
         let write = match r.kind {
             RedirectKind::Write => true,
             RedirectKind::Read => false,
             _ => continue,
         };
-        if r.target.text == "/dev/null" {
-            continue;
+        for target in redirect_targets(&r.target, &scope, parsed) {
+            if target.text == "/dev/null" {
+                continue;
+            }
+            let mut file = FileArg::new(
+                target.text.clone(),
+                write,
+                target.dynamic,
+                simple.bases.clone(),
+            );
+            file.redirect = true;
+            if write {
+                parsed.write_targets.push(WriteTarget {
+                    path: file.path.clone(),
+                    resolvable: file.resolvable(),
+                });
+            }
+            parsed.files.push(file);
         }
-        let file = FileArg {
-            path: r.target.text.clone(),
-            write,
-            redirect: true,
-            dynamic: r.target.dynamic,
-            bases: simple.bases.clone(),
-            remove: false,
-        };
-        if write {
-            parsed.write_targets.push(WriteTarget {
-                path: file.path.clone(),
-                resolvable: file.resolvable(),
-            });
-        }
-        parsed.files.push(file);
     }
-    let marked = mark_replaced(&simple.words);
+    if simple.expanded.is_empty() {
+        analyse_words(simple, &simple.words, None, depth, ctx, parsed);
+    } else {
+        for (k, words) in simple.expanded.iter().enumerate() {
+            // The words as written meet deny and ask rules too.
+            let written = (k == 0).then_some(simple.words.as_slice());
+            analyse_words(simple, words, written, depth, ctx, parsed);
+        }
+    }
+}
+
+/// A redirect's target after expansion: one word for each value it may take (the
+/// shell refuses a target that expands to several words), or the target as written.
+fn redirect_targets(target: &Word, scope: &Scope<'_>, parsed: &mut ParsedCommand) -> Vec<Word> {
+    if !target.dynamic {
+        return vec![target.clone()];
+    }
+    match expand_word(&target.segs, scope, false) {
+        Some(e) if e.alternatives.iter().all(|a| a.len() == 1) => {
+            parsed.looked_at_files |= e.looked_at_files;
+            e.alternatives
+                .into_iter()
+                .flatten()
+                .map(Word::literal)
+                .collect()
+        }
+        _ => vec![target.clone()],
+    }
+}
+
+/// One simple command's words (as written, or one value they may take after
+/// expansion) turned into a [`Part`] and its files; `written`: the words as written,
+/// whose forms deny and ask rules meet too.
+fn analyse_words(
+    simple: &SimpleCommand,
+    words: &[Word],
+    written: Option<&[Word]>,
+    depth: usize,
+    ctx: &ShellContext,
+    parsed: &mut ParsedCommand,
+) {
+    let marked = mark_replaced(words);
     let words = marked.as_slice();
     let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
 
     // Deny/ask forms, and nested commands found along the stripping steps.
     let mut strict = vec![simple.raw.clone()];
-    let mut nested: Vec<(String, bool)> = Vec::new();
+    if let Some(w) = written {
+        strict_forms(w, &mut strict, &mut |_| {});
+    }
+    let mut nested: Vec<Inner> = Vec::new();
     let mut uncertain = false;
+    let mut runs_anything = false;
     strict_forms(words, &mut strict, &mut |step: &[Word]| {
         let (inner, unknown) = inner_command(step);
         uncertain |= unknown;
-        if let Some(inner) = inner {
-            nested.push(inner);
-        }
+        runs_anything |= unknown;
+        nested.extend(inner);
     });
     // `rm${IFS}-rf`: also met with `$IFS` read as the space it usually is.
     for form in strict.clone() {
@@ -164,7 +237,10 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
     let stripped = final_words(words);
     let (runs_unknown, fed) = runs_unknown_code(stripped, &simple.redirects);
     uncertain |= runs_unknown;
-    nested.extend(fed.into_iter().map(|code| (code, false)));
+    runs_anything |= runs_unknown;
+    nested.extend(fed.into_iter().map(Inner::shell));
+    let code_words = inline_code(stripped);
+    uncertain |= code_words.is_some();
 
     // Allow forms: only the wrappers that change nothing are stripped.
     let mut allow = vec![
@@ -192,18 +268,27 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
     // The files the command reads and writes, past every wrapper.
     let chdir = words_change_dir(words);
     let remove = removes(stripped);
+    let mut bases = simple.bases.clone();
+    bases.unknown |= chdir;
+    let files_before = parsed.files.len();
     for (word, write) in file_words(stripped) {
-        let mut bases = simple.bases.clone();
-        bases.unknown |= chdir;
-        parsed.files.push(FileArg {
-            path: word.text.clone(),
-            write,
-            redirect: false,
-            dynamic: word.dynamic,
-            bases,
-            remove: remove && write,
-        });
+        let mut f = FileArg::new(word.text.clone(), write, word.dynamic, bases.clone());
+        f.remove = remove && write;
+        parsed.files.push(f);
     }
+    for word in folder_reads(stripped) {
+        let mut f = FileArg::new(word.text.clone(), false, word.dynamic, bases.clone());
+        f.folder = true;
+        parsed.files.push(f);
+    }
+    // A path known only at run time makes its part uncertain: the read-only default
+    // never allows it.
+    uncertain |= parsed
+        .files
+        .get(files_before..)
+        .unwrap_or_default()
+        .iter()
+        .any(|f| !f.resolvable());
     let edits_files = stripped.first().is_some_and(|w| {
         !w.dynamic
             && !w.quoted
@@ -226,14 +311,34 @@ fn analyse(simple: &SimpleCommand, depth: usize, parsed: &mut ParsedCommand) {
             read_only: read_only && !uncertain,
             edits_files,
             uncertain,
+            runs_anything,
+            code_words: code_words.unwrap_or_default(),
         });
     }
 
-    for (inner, own_dir) in nested {
-        let mut outer = simple.bases.clone();
-        outer.unknown |= own_dir || chdir;
-        let sub = parse_at(&inner, depth + 1, &outer);
+    for inner in nested {
+        let mut bases = simple.bases.clone();
+        bases.unknown |= inner.own_dir || chdir;
+        // Another shell sees only exported variables: those the command set are
+        // unknown there; `eval` and the strings builtins run later share the shell.
+        let vars: Vars = if inner.same_shell {
+            (*simple.vars).clone()
+        } else {
+            simple
+                .vars
+                .keys()
+                .map(|k| (k.clone(), Var::Unknown))
+                .collect()
+        };
+        let outer = Outer {
+            ctx,
+            vars: &vars,
+            late: simple.late || inner.later,
+        };
+        let sub = parse_at(&inner.code, depth + 1, &bases, &outer);
         parsed.certain &= sub.certain;
+        parsed.parsed &= sub.parsed;
+        parsed.looked_at_files |= sub.looked_at_files;
         parsed.parts.extend(sub.parts);
         parsed.write_targets.extend(sub.write_targets);
         parsed.files.extend(sub.files);

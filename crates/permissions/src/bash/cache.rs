@@ -2,7 +2,8 @@
 //! [`MEMO_CAPACITY`] entries keyed by the command string and shared by the process
 //! (SPEC §4 "Compound shell commands").
 
-use super::analysis::parse_command;
+use super::analysis::parse_command_in;
+use super::expand::ShellContext;
 use super::parts::ParsedCommand;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -15,16 +16,30 @@ pub const MEMO_CAPACITY: usize = 1024;
 /// commands").
 #[must_use]
 pub fn parse_command_cached(command: &str) -> Arc<ParsedCommand> {
+    parse_command_cached_in(command, &ShellContext::default())
+}
+
+/// [`parse_command_in`], memoized by the command string and what expansion reads of
+/// the session (working and home folders, environment). A parse whose expansion
+/// looked at the file system (a glob) is not kept: the next check sees the file
+/// system as it then stands (SPEC §4 "globs against the file system as it stands").
+#[must_use]
+pub fn parse_command_cached_in(command: &str, ctx: &ShellContext) -> Arc<ParsedCommand> {
     static MEMO: OnceLock<Mutex<Lru>> = OnceLock::new();
     let memo = MEMO.get_or_init(|| Mutex::new(Lru::new(MEMO_CAPACITY)));
+    let mut key = ctx.key();
+    key.push('\u{1}');
+    key.push_str(command);
     if let Ok(mut m) = memo.lock() {
-        if let Some(hit) = m.get(command) {
+        if let Some(hit) = m.get(&key) {
             return hit;
         }
     }
-    let parsed = Arc::new(parse_command(command));
-    if let Ok(mut m) = memo.lock() {
-        m.put(command.to_owned(), Arc::clone(&parsed));
+    let parsed = Arc::new(parse_command_in(command, ctx));
+    if !parsed.looked_at_files {
+        if let Ok(mut m) = memo.lock() {
+            m.put(key, Arc::clone(&parsed));
+        }
     }
     parsed
 }
@@ -77,6 +92,7 @@ impl Lru {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bash::parse_command;
 
     #[test]
     fn the_memo_is_bounded() {

@@ -500,11 +500,7 @@ pub(super) fn file_words(words: &[Word]) -> Vec<(Word, bool)> {
     let Some((first, args)) = words.split_first() else {
         return Vec::new();
     };
-    let value = |a: &Word, text: &str| Word {
-        text: text.to_owned(),
-        dynamic: a.dynamic,
-        quoted: a.quoted,
-    };
+    let value = |a: &Word, text: &str| a.with_text(text);
     let name = basename(&first.text);
     let mut out: Vec<(Word, bool)> = Vec::new();
     if name == "dd" {
@@ -610,6 +606,270 @@ pub(super) fn file_words(words: &[Word]) -> Vec<(Word, bool)> {
         out.push((w.clone(), write));
     }
     out
+}
+
+/// Whether a short-option word (`-rn`, `-Ri`) or a long one names one of `letters` /
+/// `longs`.
+fn has_flag(args: &[Word], letters: &[char], longs: &[&str]) -> bool {
+    args.iter().any(|a| {
+        let t = a.text.as_str();
+        if let Some(long) = t.strip_prefix("--") {
+            let long = long.split('=').next().unwrap_or_default();
+            return longs.contains(&long);
+        }
+        t.strip_prefix('-').is_some_and(|f| {
+            !f.is_empty() && f.chars().all(|c| c.is_ascii_alphanumeric()) && f.contains(letters)
+        })
+    })
+}
+
+/// The non-option words of `args` (a `--` ends the options); `skip_values`: options
+/// whose value is the next word.
+fn operands<'w>(args: &'w [Word], skip_values: &[&str]) -> Vec<&'w Word> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    let mut done = false;
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if done || !t.starts_with('-') || t == "-" {
+            out.push(a);
+        } else if t == "--" {
+            done = true;
+        } else if skip_values.contains(&t) {
+            let _ = it.next();
+        }
+    }
+    out
+}
+
+/// The folders a command reads whole (SPEC §4 "Folders read whole meet every `Read`
+/// rule beneath them"): `grep -r`/`-R`, `rg`, `find` with `-exec`/`-execdir`/`-ok`,
+/// `tar -c`, `zip -r`, `cp -r`, `rsync`, `scp -r`; and git's readers: `git diff
+/// --no-index`, `git show <rev>:<path>`, `git grep`, `git cat-file`, `git archive`
+/// (the files they name, or the whole repository, taken as the working folder).
+pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
+    let Some((first, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    let here = || vec![Word::literal(".")];
+    let name = basename(&first.text);
+    match name {
+        "grep" | "egrep" | "fgrep" | "zgrep"
+            if has_flag(args, &['r', 'R'], &["recursive", "dereference-recursive"]) =>
+        {
+            let ops = operands(
+                args,
+                &[
+                    "-e",
+                    "-f",
+                    "-m",
+                    "-A",
+                    "-B",
+                    "-C",
+                    "--include",
+                    "--exclude",
+                    "--exclude-dir",
+                ],
+            );
+            let pattern_given = has_flag(args, &['e', 'f'], &["regexp", "file"]);
+            let paths: Vec<Word> = ops
+                .into_iter()
+                .skip(usize::from(!pattern_given))
+                .cloned()
+                .collect();
+            if paths.is_empty() {
+                here()
+            } else {
+                paths
+            }
+        }
+        "rg" | "ag" | "ack" => {
+            let ops = operands(
+                args,
+                &[
+                    "-e",
+                    "-f",
+                    "-g",
+                    "--glob",
+                    "-t",
+                    "--type",
+                    "-T",
+                    "-m",
+                    "-A",
+                    "-B",
+                    "-C",
+                    "-j",
+                    "--max-depth",
+                    "-d",
+                    "--iglob",
+                ],
+            );
+            let pattern_given = has_flag(args, &['e', 'f'], &["regexp", "file", "files"]);
+            let paths: Vec<Word> = ops
+                .into_iter()
+                .skip(usize::from(!pattern_given))
+                .cloned()
+                .collect();
+            if paths.is_empty() {
+                here()
+            } else {
+                paths
+            }
+        }
+        "find"
+            if args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")) =>
+        {
+            let starts: Vec<Word> = args
+                .iter()
+                .take_while(|a| !(a.text.starts_with('-') || a.text == "(" || a.text == "!"))
+                .cloned()
+                .collect();
+            if starts.is_empty() {
+                here()
+            } else {
+                starts
+            }
+        }
+        "tar" | "bsdtar" | "gtar" => {
+            let first_arg = args.first().map(|a| a.text.as_str()).unwrap_or_default();
+            let create = has_flag(args, &['c', 'r', 'u'], &["create", "append", "update"])
+                || (!first_arg.starts_with('-') && first_arg.contains(['c', 'r', 'u']));
+            if !create {
+                return Vec::new();
+            }
+            // The archive (`-f FILE`, or the word after a bundled `cf`) is written, not
+            // read; a `-C DIR` moves where the rest is read (kept as written).
+            let mut out = Vec::new();
+            let mut it = args.iter().enumerate();
+            let bundled_f = !first_arg.starts_with('-') && first_arg.contains('f');
+            while let Some((i, a)) = it.next() {
+                let t = a.text.as_str();
+                if i == 0 && !t.starts_with('-') {
+                    if bundled_f {
+                        let _ = it.next();
+                    }
+                    continue;
+                }
+                if t.starts_with('-') && !t.starts_with("--") && t.contains('f') || t == "--file" {
+                    let _ = it.next();
+                    continue;
+                }
+                if t == "-C" || t == "--directory" {
+                    if let Some((_, d)) = it.next() {
+                        out.push(d.clone());
+                    }
+                    continue;
+                }
+                if t.starts_with('-') {
+                    continue;
+                }
+                out.push(a.clone());
+            }
+            out
+        }
+        "zip" if has_flag(args, &['r'], &["recurse-paths"]) => {
+            operands(args, &["-x", "-i", "-P", "--password", "-b", "-t", "-tt"])
+                .into_iter()
+                .skip(1)
+                .cloned()
+                .collect()
+        }
+        "7z" | "7za" => operands(args, &[]).into_iter().skip(2).cloned().collect(),
+        "cp" if has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]) => {
+            let ops = operands(args, &["-S", "--suffix", "-t", "--target-directory"]);
+            let n = ops.len();
+            let target_given = has_flag(args, &['t'], &["target-directory"]);
+            ops.into_iter()
+                .take(if target_given { n } else { n.saturating_sub(1) })
+                .cloned()
+                .collect()
+        }
+        "rsync" | "scp" => {
+            let ops = operands(
+                args,
+                &[
+                    "-e",
+                    "--rsh",
+                    "-i",
+                    "-P",
+                    "-F",
+                    "-o",
+                    "-l",
+                    "-c",
+                    "-J",
+                    "--exclude",
+                    "--include",
+                    "--filter",
+                ],
+            );
+            let n = ops.len();
+            ops.into_iter()
+                .take(n.saturating_sub(1))
+                .filter(|w| {
+                    !w.text.contains(':') || w.text.starts_with('/') || w.text.starts_with('.')
+                })
+                .cloned()
+                .collect()
+        }
+        "git" => git_reads(args),
+        _ => Vec::new(),
+    }
+}
+
+/// The files and folders git's readers read (see [`folder_reads`]).
+fn git_reads(args: &[Word]) -> Vec<Word> {
+    // Past git's own options (`-C DIR` moves the repository: kept as its folder).
+    let mut i = 0;
+    let mut moved: Option<Word> = None;
+    while let Some(a) = args.get(i) {
+        match a.text.as_str() {
+            "-C" => {
+                moved = args.get(i + 1).cloned();
+                i += 2;
+            }
+            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            t if t.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let Some(sub) = args.get(i) else {
+        return Vec::new();
+    };
+    let rest = args.get(i + 1..).unwrap_or_default();
+    let repo = || vec![moved.clone().unwrap_or_else(|| Word::literal("."))];
+    let rev_paths = |ws: &[&Word]| -> Vec<Word> {
+        ws.iter()
+            .filter_map(|w| w.text.split_once(':').map(|(_, p)| w.with_text(p)))
+            .map(|w| {
+                if w.text.is_empty() {
+                    Word::literal(".")
+                } else {
+                    w
+                }
+            })
+            .collect()
+    };
+    match sub.text.as_str() {
+        "diff" if rest.iter().any(|w| w.text == "--no-index") => operands(rest, &[])
+            .into_iter()
+            .filter(|w| w.text != "/dev/null")
+            .cloned()
+            .collect(),
+        "show" | "cat-file" => {
+            let ops = operands(rest, &["--format", "--pretty"]);
+            let named = rev_paths(&ops);
+            if named.is_empty() && sub.text == "cat-file" {
+                // An object by its id: any file of the repository.
+                repo()
+            } else {
+                named
+            }
+        }
+        "grep" | "archive" | "bundle" | "fast-export" => repo(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,9 @@
 //! - `walker`: the syntax tree walked into [`SimpleCommand`]s, with their redirects
 //!   and the directories a `cd` may have moved them to; [`split`] and the limits
 //!   past which a command is not parsed.
+//! - `expand`: expansion as the shell would do it in the session ([`ShellContext`]):
+//!   braces, tilde forms, parameters, field splitting, globs against the file system,
+//!   bounded by [`MAX_EXPANSION`]; what stays unknown makes its part uncertain.
 //! - `words`: one word resolved into a [`Word`] (quotes, escapes, `$'...'`), the
 //!   substitutions and expansions inside it walked in their turn.
 //! - `parts`: what rules meet: [`Part`], [`FileArg`], [`WriteTarget`] and
@@ -45,6 +48,7 @@
 
 mod analysis;
 mod cache;
+mod expand;
 mod file_commands;
 mod parts;
 mod read_only;
@@ -55,8 +59,9 @@ mod wrappers;
 #[cfg(test)]
 mod tests;
 
-pub use analysis::parse_command;
-pub use cache::{parse_command_cached, MEMO_CAPACITY};
+pub use analysis::{parse_command, parse_command_in};
+pub use cache::{parse_command_cached, parse_command_cached_in, MEMO_CAPACITY};
+pub use expand::{ShellContext, MAX_EXPANSION};
 pub use parts::{FileArg, ParsedCommand, Part, WriteTarget};
 pub use walker::{split, Bases, Redirect, RedirectKind, SimpleCommand, SplitError};
 pub use words::{basename, Word};

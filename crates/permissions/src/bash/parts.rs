@@ -48,6 +48,15 @@ pub struct Part {
     /// [`ParsedCommand::certain`] for the cases); such a part makes its whole
     /// command uncertain.
     pub uncertain: bool,
+    /// Whether the program the part runs is itself unknown (`$X`, `$(printf r)m`, a
+    /// word `xargs -I` replaces, a shell fed code on its standard input): it may be
+    /// any program, so it meets every `Bash` deny and ask rule (SPEC §4 "What the
+    /// core cannot see").
+    pub runs_anything: bool,
+    /// The words of code the part runs that the core does not read as shell (inline
+    /// interpreter code, a sourced file's name): an uncertain part meets every
+    /// `Bash` deny and ask rule whose command word is among them (SPEC §4).
+    pub code_words: Vec<String>,
 }
 
 /// A file a command reads or writes: a path argument of a file command the core
@@ -69,9 +78,26 @@ pub struct FileArg {
     /// Whether the command removes it (`rm`, `rmdir`): removing a critical path is
     /// never approved automatically (reference §3.3).
     pub remove: bool,
+    /// Whether the command reads the folder whole (`grep -r`, `rg`, `tar -c`, `cp
+    /// -r`, `rsync`, `find -exec`, `git grep`, ...): it meets every `Read` rule
+    /// beneath it (SPEC §4 "Folders read whole").
+    pub folder: bool,
 }
 
 impl FileArg {
+    /// A path argument read or written by a file command, as written.
+    pub(super) fn new(path: String, write: bool, dynamic: bool, bases: Bases) -> Self {
+        FileArg {
+            path,
+            write,
+            redirect: false,
+            dynamic,
+            bases,
+            remove: false,
+            folder: false,
+        }
+    }
+
     /// Whether the path can be resolved before the shell runs: no expansion, and
     /// absolute or `~`, or relative to directories all known.
     ///
@@ -141,10 +167,22 @@ pub struct ParsedCommand {
     /// - a `-c` string that is not a plain word (`sh -c "$X"`, `sh -c '{}'` under
     ///   `xargs -I{}`), `env -S`.
     ///
-    /// Such a command is never allowed by any rule, a bare `Bash`/`Bash(*)` allow
-    /// included, nor by any mode; where its visible text matches a deny rule it is
-    /// still denied.
+    /// **\[decision, revised\]** (SPEC §4 "What the core cannot see, it never lets
+    /// through"): an uncertain part or path is judged as meeting every deny and ask
+    /// rule it could meet ([`Part::runs_anything`], [`Part::code_words`], a path
+    /// that is not [`FileArg::resolvable`]); where one exists the verdict is an ask
+    /// naming it with `uncertain: true`. Where none could meet it, an allow rule
+    /// must cover its words as written and a mode may allow it, but the read-only
+    /// default never does. A command the parser refuses ([`ParsedCommand::parsed`]
+    /// `false`) is never allowed by a rule or a mode.
     pub certain: bool,
+    /// Whether the shell parser accepted the command (else deny and ask rules meet
+    /// the coarse split, and no rule and no mode allows it: SPEC §4 "a command that
+    /// cannot be parsed is never allowed by a rule").
+    pub parsed: bool,
+    /// Whether expanding it looked at the file system (a glob): such a parse holds
+    /// only for the file system as it stood, so it is not memoized.
+    pub looked_at_files: bool,
 }
 
 impl ParsedCommand {

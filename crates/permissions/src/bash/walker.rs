@@ -8,10 +8,14 @@
 //! [`split`] is the entry point. A command too long or nested too deep is not parsed
 //! at all: it is a [`SplitError`].
 
+use super::expand::Seg;
+use super::expand::{expand_word, Scope, ShellContext, Var, Vars, MAX_ALTERNATIVES};
 use super::words::Word;
-use super::wrappers::strip_step;
+use super::wrappers::{is_assignment, strip_step};
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, SourceInfo};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// How deep substitutions, `sh -c` strings and `eval` may nest before a command is
 /// taken as one that cannot be parsed.
@@ -143,6 +147,16 @@ pub struct SimpleCommand {
     pub raw: String,
     /// The directories it may run in.
     pub bases: Bases,
+    /// Its words after expansion as the shell would do it (SPEC §4 "What the core
+    /// cannot see"), one list per value the command may take; a word that stays
+    /// unknown is kept as written (and stays `dynamic`). Empty when expansion
+    /// changes nothing.
+    pub expanded: Vec<Vec<Word>>,
+    /// The variables set before it, for the command strings it runs in its turn.
+    pub(super) vars: Arc<Vars>,
+    /// Whether it runs at some later time (a function body), where any variable may
+    /// have changed.
+    pub(super) late: bool,
 }
 
 /// Why a command could not be parsed with confidence.
@@ -176,7 +190,8 @@ pub fn split(command: &str) -> Result<Vec<SimpleCommand>, SplitError> {
 }
 
 fn split_at(command: &str, depth: usize) -> Result<Vec<SimpleCommand>, SplitError> {
-    let mut w = Walker::new(depth, Bases::default());
+    let ctx = ShellContext::default();
+    let mut w = Walker::new(depth, Bases::default(), &ctx);
     w.text(command)?;
     match w.error {
         Some(e) => Err(e),
@@ -240,6 +255,69 @@ fn paren_nesting(s: &str) -> usize {
     max
 }
 
+/// `command` with every `$[ ... ]` written as `$(( ... ))`: the old arithmetic form
+/// is arithmetic, and arithmetic is code (SPEC §4 "What the core cannot see").
+/// Single-quoted text and escapes are left alone.
+fn arithmetic_brackets(command: &str) -> Cow<'_, str> {
+    if !command.contains("$[") {
+        return Cow::Borrowed(command);
+    }
+    let mut out = String::with_capacity(command.len() + 8);
+    let mut chars = command.chars().peekable();
+    let (mut single, mut double) = (false, false);
+    // One entry per open `$[`: the `[` nesting inside it.
+    let mut open: Vec<usize> = Vec::new();
+    while let Some(c) = chars.next() {
+        if single {
+            out.push(c);
+            if c == '\'' {
+                single = false;
+            }
+            continue;
+        }
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '\'' if !double && open.is_empty() => {
+                single = true;
+                out.push(c);
+            }
+            '"' if open.is_empty() => {
+                double = !double;
+                out.push(c);
+            }
+            '$' if chars.peek() == Some(&'[') => {
+                chars.next();
+                out.push_str("$((");
+                open.push(0);
+            }
+            '[' if !open.is_empty() => {
+                if let Some(d) = open.last_mut() {
+                    *d += 1;
+                }
+                out.push(c);
+            }
+            ']' if !open.is_empty() => match open.last_mut() {
+                Some(0) => {
+                    open.pop();
+                    out.push_str("))");
+                }
+                Some(d) => {
+                    *d -= 1;
+                    out.push(c);
+                }
+                None => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
     if command.len() > MAX_LEN {
         return Err(SplitError::Unsupported("a command this long"));
@@ -247,6 +325,8 @@ fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
     if nesting(command) > MAX_NESTING || paren_nesting(command) > MAX_PAREN_NESTING {
         return Err(SplitError::TooDeep);
     }
+    let command = arithmetic_brackets(command);
+    let command = command.as_ref();
     let run = || {
         let mut parser = Parser::new(
             std::io::BufReader::new(command.as_bytes()),
@@ -264,11 +344,76 @@ fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
     }
 }
 
+/// The builtins that evaluate array subscripts in their arguments, quoted or not
+/// (SPEC §4 "Arithmetic is code").
+const SUBSCRIPT_BUILTINS: &[&str] = &[
+    "test",
+    "[",
+    "let",
+    "printf",
+    "read",
+    "declare",
+    "local",
+    "typeset",
+    "readonly",
+    "unset",
+    "export",
+    "mapfile",
+    "readarray",
+    "wait",
+    "getopts",
+    "shift",
+    "return",
+    "exit",
+];
+
+/// `NAME=value` (or `NAME+=value`) split into the name, the value's pieces, and
+/// whether it appends; `None` when the word's name is not literal text.
+fn split_assignment(w: &Word) -> Option<(String, Vec<Seg>, bool)> {
+    let Some(Seg::Lit { text, active }) = w.segs.first() else {
+        // A word made up by the core: its text is all there is.
+        let (name, value) = w.text.split_once('=')?;
+        let (name, append) = match name.strip_suffix('+') {
+            Some(n) => (n, true),
+            None => (name, false),
+        };
+        let value = vec![Seg::Lit {
+            text: value.to_owned(),
+            active: false,
+        }];
+        return Some((name.to_owned(), value, append));
+    };
+    let (name, first) = text.split_once('=')?;
+    let (name, append) = match name.strip_suffix('+') {
+        Some(n) => (n, true),
+        None => (name, false),
+    };
+    let mut value = Vec::new();
+    if !first.is_empty() {
+        value.push(Seg::Lit {
+            text: first.to_owned(),
+            active: *active,
+        });
+    }
+    value.extend(w.segs.iter().skip(1).cloned());
+    Some((name.to_owned(), value, append))
+}
+
 /// Walks a syntax tree, collecting simple commands.
-pub(super) struct Walker {
+pub(super) struct Walker<'c> {
     pub(super) depth: usize,
     pub(super) out: Vec<SimpleCommand>,
     pub(super) error: Option<SplitError>,
+    pub(super) ctx: &'c ShellContext,
+    /// The variables set so far, as far as the walk can tell.
+    pub(super) vars: Vars,
+    /// Inside a context where a variable set may not be set for what follows (a
+    /// branch, a loop, a subshell, a pipeline, the right side of `&&`/`||`).
+    var_flow: usize,
+    /// Inside a function body or a string run later: every variable is unknown.
+    pub(super) late: bool,
+    /// Whether some expansion looked at the file system (a glob).
+    pub(super) looked_at_files: bool,
     bases: Bases,
     /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
     repeated: usize,
@@ -279,12 +424,17 @@ pub(super) struct Walker {
     spaced_parens: bool,
 }
 
-impl Walker {
-    pub(super) fn new(depth: usize, bases: Bases) -> Self {
+impl<'c> Walker<'c> {
+    pub(super) fn new(depth: usize, bases: Bases, ctx: &'c ShellContext) -> Self {
         Walker {
             depth,
             out: Vec::new(),
             error: None,
+            ctx,
+            vars: Vars::new(),
+            var_flow: 0,
+            late: false,
+            looked_at_files: false,
             bases,
             repeated: 0,
             uncertain_flow: 0,
@@ -312,9 +462,12 @@ impl Walker {
     }
 
     pub(super) fn nested(&mut self, command: &str) {
-        let mut inner = Walker::new(self.depth + 1, self.bases.clone());
+        let mut inner = Walker::new(self.depth + 1, self.bases.clone(), self.ctx);
         inner.repeated = self.repeated;
         inner.uncertain_flow = self.uncertain_flow + 1;
+        inner.vars = self.vars.clone();
+        inner.var_flow = self.var_flow + 1;
+        inner.late = self.late;
         if let Err(e) = inner.text(command) {
             self.fail(e);
         }
@@ -326,15 +479,18 @@ impl Walker {
         self.bases.dirs.extend(inner.bases.dirs);
         self.bases.unknown |= inner.bases.unknown;
         self.bases.tidy();
+        self.looked_at_files |= inner.looked_at_files;
         self.out.append(&mut inner.out);
     }
 
     fn list(&mut self, list: &ast::CompoundList) {
         for item in &list.0 {
-            let asynchronous = matches!(item.1, ast::SeparatorOperator::Async);
-            self.uncertain_flow += usize::from(asynchronous);
+            let asynchronous = usize::from(matches!(item.1, ast::SeparatorOperator::Async));
+            self.uncertain_flow += asynchronous;
+            self.var_flow += asynchronous;
             self.and_or(&item.0);
-            self.uncertain_flow -= usize::from(asynchronous);
+            self.uncertain_flow -= asynchronous;
+            self.var_flow -= asynchronous;
         }
     }
 
@@ -354,19 +510,25 @@ impl Walker {
             let certain = ands.get(..i).is_some_and(|b| b.iter().all(|x| *x))
                 && ands.get(i).copied().unwrap_or(false);
             let flag = usize::from(!certain);
+            // A variable set here is set for what follows only when it surely ran.
+            let var_flag = usize::from(i > 0);
             self.uncertain_flow += flag;
+            self.var_flow += var_flag;
             self.pipeline(p);
             self.uncertain_flow -= flag;
+            self.var_flow -= var_flag;
         }
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline) {
         let piped = usize::from(p.seq.len() > 1);
         self.uncertain_flow += piped;
+        self.var_flow += piped;
         for c in &p.seq {
             self.command(c);
         }
         self.uncertain_flow -= piped;
+        self.var_flow -= piped;
     }
 
     fn command(&mut self, c: &ast::Command) {
@@ -377,12 +539,17 @@ impl Walker {
                 self.redirect_only(redirects.as_ref().map(|r| r.0.as_slice()));
             }
             ast::Command::Function(f) => {
+                // A body runs whenever it is called: any variable may have changed.
+                let late = std::mem::replace(&mut self.late, true);
                 self.repeated += 1;
                 self.uncertain_flow += 1;
+                self.var_flow += 1;
                 self.compound(&f.body.0);
                 self.redirect_only(f.body.1.as_ref().map(|r| r.0.as_slice()));
                 self.repeated -= 1;
                 self.uncertain_flow -= 1;
+                self.var_flow -= 1;
+                self.late = late;
             }
             ast::Command::ExtendedTest(e) => self.extended_test(e),
         }
@@ -411,12 +578,17 @@ impl Walker {
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
                 self.extended_test(a);
             }
+            // `-v` and arithmetic comparisons evaluate array subscripts, quoted ones
+            // too (SPEC §4 "Arithmetic is code").
             ast::ExtendedTestExpr::UnaryTest(_, w) => {
-                self.word(&w.value);
+                let w = self.word(&w.value);
+                self.subscripts(&w);
             }
             ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.word(&a.value);
-                self.word(&b.value);
+                for w in [a, b] {
+                    let w = self.word(&w.value);
+                    self.subscripts(&w);
+                }
             }
         }
     }
@@ -447,16 +619,37 @@ impl Walker {
                 self.looped(|w| w.list(&f.body.0));
             }
             ast::CompoundCommand::BraceGroup(b) => self.list(&b.0),
-            ast::CompoundCommand::Subshell(s) => self.list(&s.0),
+            ast::CompoundCommand::Subshell(s) => {
+                self.var_flow += 1;
+                self.list(&s.0);
+                self.var_flow -= 1;
+            }
             ast::CompoundCommand::ForClause(f) => {
-                for v in f.values.iter().flatten() {
-                    self.word(&v.value);
+                let mut values = Some(Vec::new());
+                match &f.values {
+                    Some(words) => {
+                        for v in words {
+                            let w = self.word(&v.value);
+                            let fields = self.fields(&w);
+                            values = values.zip(fields).map(|(mut all, more)| {
+                                all.extend(more);
+                                all
+                            });
+                        }
+                    }
+                    None => values = None,
                 }
+                let var = match values {
+                    Some(v) if !self.late => Var::Values(v),
+                    _ => Var::Unknown,
+                };
+                self.vars.insert(f.variable_name.clone(), var);
                 self.looped(|w| w.list(&f.body.0));
             }
             ast::CompoundCommand::CaseClause(c) => {
                 self.word(&c.value.value);
                 self.uncertain_flow += 1;
+                self.var_flow += 1;
                 for item in &c.cases {
                     for p in &item.patterns {
                         self.word(&p.value);
@@ -466,10 +659,12 @@ impl Walker {
                     }
                 }
                 self.uncertain_flow -= 1;
+                self.var_flow -= 1;
             }
             ast::CompoundCommand::IfClause(i) => {
                 self.list(&i.condition);
                 self.uncertain_flow += 1;
+                self.var_flow += 1;
                 self.list(&i.then);
                 for e in i.elses.iter().flatten() {
                     if let Some(c) = &e.condition {
@@ -478,6 +673,7 @@ impl Walker {
                     self.list(&e.body);
                 }
                 self.uncertain_flow -= 1;
+                self.var_flow -= 1;
             }
             ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
                 self.looped(|me| {
@@ -488,12 +684,188 @@ impl Walker {
         }
     }
 
-    fn looped(&mut self, f: impl FnOnce(&mut Self)) {
+    /// Walks a loop body: once, and once more when the first pass set a variable (a
+    /// later round sees what an earlier one set).
+    fn looped(&mut self, f: impl Fn(&mut Self)) {
         self.repeated += 1;
         self.uncertain_flow += 1;
+        self.var_flow += 1;
+        let before = self.vars.clone();
         f(self);
+        if self.vars != before {
+            f(self);
+        }
         self.repeated -= 1;
         self.uncertain_flow -= 1;
+        self.var_flow -= 1;
+    }
+
+    /// The scope a word of the current command is expanded in.
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            ctx: self.ctx,
+            vars: &self.vars,
+            bases: &self.bases,
+            late: self.late,
+        }
+    }
+
+    /// Every field `w` may expand to (all its alternatives together), or `None` when
+    /// it stays unknown.
+    fn fields(&mut self, w: &Word) -> Option<Vec<String>> {
+        if !w.dynamic {
+            return Some(vec![w.text.clone()]);
+        }
+        let e = expand_word(&w.segs, &self.scope(), false)?;
+        self.looked_at_files |= e.looked_at_files;
+        Some(e.alternatives.into_iter().flatten().collect())
+    }
+
+    /// A word's text searched for substitutions where a builtin evaluates array
+    /// subscripts (`test -v 'a[$(cmd)]'`, `let`, `declare`, ...): quoting does not
+    /// keep them from running (SPEC §4 "Arithmetic is code").
+    fn subscripts(&mut self, w: &Word) {
+        if w.quoted && w.text.contains('[') {
+            self.scan(&w.text);
+        }
+    }
+
+    /// The words of a simple command after expansion: one list per value the command
+    /// may take (empty when expansion changes nothing); words that stay unknown kept
+    /// as written.
+    fn expand_command(&mut self, words: &[Word]) -> Vec<Vec<Word>> {
+        if !words.iter().any(|w| w.dynamic) {
+            return Vec::new();
+        }
+        let mut alts: Vec<Vec<Word>> = vec![Vec::new()];
+        for w in words {
+            let options: Vec<Vec<Word>> = if !w.dynamic {
+                vec![vec![w.clone()]]
+            } else {
+                let assignment = is_assignment(w);
+                match expand_word(&w.segs, &self.scope(), assignment) {
+                    Some(e) => {
+                        self.looked_at_files |= e.looked_at_files;
+                        e.alternatives
+                            .into_iter()
+                            .map(|fields| {
+                                fields
+                                    .into_iter()
+                                    .map(|t| Word {
+                                        text: t,
+                                        dynamic: false,
+                                        quoted: true,
+                                        segs: Vec::new(),
+                                    })
+                                    .collect()
+                            })
+                            .collect()
+                    }
+                    None => vec![vec![w.clone()]],
+                }
+            };
+            let mut next = Vec::new();
+            for a in &alts {
+                for o in &options {
+                    let mut n = a.clone();
+                    n.extend(o.iter().cloned());
+                    next.push(n);
+                }
+            }
+            if next.len() > MAX_ALTERNATIVES {
+                return Vec::new();
+            }
+            alts = next;
+        }
+        alts
+    }
+
+    /// Follows the variables a simple command sets (SPEC §4: "variables set earlier
+    /// in the same command"): `NAME=value` alone, `export`/`declare`/`local`/
+    /// `typeset`/`readonly NAME=value`; the names `read`, `mapfile`, `printf -v`,
+    /// `unset`, `getopts` and `declare` with options set become unknown. Where the
+    /// command may not run (a branch, a loop, a pipeline), a variable may keep its
+    /// old value too.
+    fn track_vars(&mut self, words: &[Word]) {
+        let program = words.iter().position(|w| !is_assignment(w));
+        let assigns: Vec<&Word> = match program {
+            None => words.iter().collect(),
+            Some(i) => {
+                let Some(p) = words.get(i) else { return };
+                let args = words.get(i + 1..).unwrap_or_default();
+                match p.text.as_str() {
+                    "export" | "declare" | "typeset" | "local" | "readonly" => {
+                        let options = args.iter().any(|a| a.text.starts_with('-'));
+                        for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                            let name = a.text.split(['=', '+', '[']).next().unwrap_or_default();
+                            if options || !is_assignment(a) {
+                                if options {
+                                    self.set_var(name, Var::Unknown);
+                                }
+                                continue;
+                            }
+                        }
+                        if options {
+                            return;
+                        }
+                        args.iter().filter(|a| is_assignment(a)).collect()
+                    }
+                    "read" | "mapfile" | "readarray" | "unset" | "getopts" | "printf" | "let" => {
+                        for a in args {
+                            let name = a.text.split(['=', '+', '[']).next().unwrap_or_default();
+                            self.set_var(name, Var::Unknown);
+                        }
+                        return;
+                    }
+                    _ => return,
+                }
+            }
+        };
+        for a in assigns {
+            let Some((name, value, append)) = split_assignment(a) else {
+                continue;
+            };
+            let var = if append {
+                Var::Unknown
+            } else {
+                match expand_word(&value, &self.scope(), true) {
+                    Some(e) => {
+                        Var::Values(e.alternatives.into_iter().map(|f| f.join(" ")).collect())
+                    }
+                    None => Var::Unknown,
+                }
+            };
+            self.set_var(&name, var);
+        }
+    }
+
+    fn set_var(&mut self, name: &str, var: Var) {
+        if !super::expand::is_var_name(name) {
+            return;
+        }
+        let var = if self.late {
+            Var::Unknown
+        } else if self.var_flow > 0 {
+            // It may or may not have been set: its old value stays possible.
+            let old = {
+                let scope = self.scope();
+                super::expand::lookup(name, &scope)
+            };
+            match (old, var) {
+                (Some(mut old), Var::Values(new)) => {
+                    for v in new {
+                        if !old.contains(&v) {
+                            old.push(v);
+                        }
+                    }
+                    Var::Values(old)
+                }
+                _ => Var::Unknown,
+            }
+        } else {
+            var
+        };
+        self.vars.insert(name.to_owned(), var);
     }
 
     fn simple(&mut self, s: &ast::SimpleCommand) {
@@ -536,13 +908,32 @@ impl Walker {
                         text,
                         dynamic: true,
                         quoted: false,
+                        segs: vec![Seg::Unknown],
                     });
                 }
             }
         }
         cmd.raw = raw.join(" ");
         cmd.bases = self.bases.clone();
-        self.track_cd(&cmd.words);
+        if cmd
+            .words
+            .iter()
+            .find(|w| !is_assignment(w))
+            .is_some_and(|p| SUBSCRIPT_BUILTINS.contains(&p.text.as_str()))
+        {
+            for w in cmd.words.clone().iter().skip(1) {
+                self.subscripts(w);
+            }
+        }
+        cmd.expanded = self.expand_command(&cmd.words);
+        cmd.vars = Arc::new(self.vars.clone());
+        cmd.late = self.late;
+        self.track_vars(&cmd.words);
+        let cd_words = match cmd.expanded.as_slice() {
+            [one] => one.clone(),
+            _ => cmd.words.clone(),
+        };
+        self.track_cd(&cd_words);
         if !cmd.words.is_empty() || !cmd.redirects.is_empty() {
             self.out.push(cmd);
         }
@@ -587,10 +978,7 @@ impl Walker {
             ast::IoRedirect::File(_, kind, target) => {
                 let word = match target {
                     T::Filename(w) | T::Duplicate(w) => self.word(&w.value),
-                    T::Fd(n) => Word {
-                        text: n.to_string(),
-                        ..Word::default()
-                    },
+                    T::Fd(n) => Word::literal(n.to_string()),
                     T::ProcessSubstitution(_, sub) => {
                         self.list(&sub.0);
                         return;
@@ -621,10 +1009,7 @@ impl Walker {
                 }
                 cmd.redirects.push(Redirect {
                     kind: RedirectKind::HereDoc,
-                    target: Word {
-                        text: doc.here_end.value.clone(),
-                        ..Word::default()
-                    },
+                    target: Word::literal(doc.here_end.value.clone()),
                     body: Some(doc.doc.value.clone()),
                 });
             }

@@ -4,6 +4,7 @@
 //! walked in their turn (SPEC §4 "Compound shell commands"); and the word helpers the
 //! other files share.
 
+use super::expand::Seg;
 use super::walker::{SplitError, Walker, MAX_DEPTH};
 use brush_parser::word::{self as bword, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
@@ -20,9 +21,34 @@ pub struct Word {
     pub dynamic: bool,
     /// Whether any part of the word was quoted or escaped.
     pub quoted: bool,
+    /// The word's pieces as written, for expansion (empty for a word made up by the
+    /// core, which is literal).
+    pub(super) segs: Vec<Seg>,
 }
 
-impl Walker {
+impl Word {
+    /// A literal word: no expansion, nothing quoted.
+    pub(super) fn literal(text: impl Into<String>) -> Self {
+        Word {
+            text: text.into(),
+            ..Word::default()
+        }
+    }
+
+    /// This word with its text replaced, keeping whether it was dynamic or quoted
+    /// (an option's value cut from it); its pieces are dropped, so it is not
+    /// expanded again.
+    pub(super) fn with_text(&self, text: &str) -> Self {
+        Word {
+            text: text.to_owned(),
+            dynamic: self.dynamic,
+            quoted: self.quoted,
+            segs: Vec::new(),
+        }
+    }
+}
+
+impl Walker<'_> {
     /// Resolves one word; the commands inside it are walked.
     pub(super) fn word(&mut self, raw: &str) -> Word {
         let mut w = Word::default();
@@ -32,6 +58,7 @@ impl Walker {
                 self.fail(SplitError::Syntax(format!("the word {raw:?}")));
                 w.text = raw.to_owned();
                 w.dynamic = true;
+                w.segs = vec![Seg::Unknown];
             }
         }
         w
@@ -51,14 +78,18 @@ impl Walker {
                         w.dynamic = true;
                     }
                     w.text.push_str(t);
+                    lit(w, t, !in_dq);
                 }
                 WordPiece::SingleQuotedText(t) => {
                     w.quoted = true;
                     w.text.push_str(t);
+                    lit(w, t, false);
                 }
                 WordPiece::AnsiCQuotedText(t) => {
                     w.quoted = true;
-                    w.text.push_str(&ansi_c(t));
+                    let text = ansi_c(t);
+                    w.text.push_str(&text);
+                    lit(w, &text, false);
                 }
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
@@ -71,10 +102,15 @@ impl Walker {
                     if !user.is_empty() {
                         w.dynamic = true;
                     }
+                    w.segs.push(Seg::Tilde(user.clone()));
                 }
                 WordPiece::ParameterExpansion(_) => {
                     w.dynamic = true;
                     w.text.push_str(piece_src);
+                    w.segs.push(Seg::Param {
+                        src: piece_src.to_owned(),
+                        quoted: in_dq,
+                    });
                     let inner = piece_src
                         .strip_prefix("${")
                         .and_then(|s| s.strip_suffix('}'))
@@ -84,6 +120,7 @@ impl Walker {
                 WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                     w.dynamic = true;
                     w.text.push_str(&format!("$({s})"));
+                    w.segs.push(Seg::Unknown);
                     self.nested(s);
                 }
                 WordPiece::EscapeSequence(e) => {
@@ -91,11 +128,13 @@ impl Walker {
                     let c = e.strip_prefix('\\').unwrap_or(e);
                     if c != "\n" {
                         w.text.push_str(c);
+                        lit(w, c, false);
                     }
                 }
                 WordPiece::ArithmeticExpression(a) => {
                     w.dynamic = true;
                     w.text.push_str(&format!("$(({}))", a.value));
+                    w.segs.push(Seg::Unknown);
                     self.scan(&a.value);
                 }
             }
@@ -117,6 +156,20 @@ impl Walker {
         let _ = self.word(&quoted);
         self.depth -= 1;
     }
+}
+
+/// Appends literal text to a word's pieces (`active` when unquoted).
+fn lit(w: &mut Word, text: &str, active: bool) {
+    if let Some(Seg::Lit { text: t, active: a }) = w.segs.last_mut() {
+        if *a == active {
+            t.push_str(text);
+            return;
+        }
+    }
+    w.segs.push(Seg::Lit {
+        text: text.to_owned(),
+        active,
+    });
 }
 
 /// Whether unquoted text holds a brace expansion: `{a,b}` or `{a..b}`.

@@ -212,6 +212,108 @@ const WRAPPERS: &[Wrapper] = &[
         positional: 0,
         harmless: false,
     },
+    // Runners that run their arguments as a command (SPEC §4 "Programs that run
+    // their arguments as a command are wrappers too").
+    Wrapper {
+        name: "chronic",
+        opts_with_arg: &[],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "unbuffer",
+        opts_with_arg: &[],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "pkexec",
+        opts_with_arg: &["--user"],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "nsenter",
+        opts_with_arg: &[
+            "-t",
+            "--target",
+            "-S",
+            "--setuid",
+            "-G",
+            "--setgid",
+            "-w",
+            "--wd",
+            "-r",
+            "--root",
+            "-N",
+            "--net-socket",
+        ],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "chroot",
+        opts_with_arg: &["--userspec", "--groups"],
+        positional: 1,
+        harmless: false,
+    },
+    Wrapper {
+        name: "runuser",
+        opts_with_arg: &[
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-G",
+            "--supp-group",
+            "-s",
+            "--shell",
+        ],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "taskset",
+        opts_with_arg: &["-c", "--cpu-list"],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "unshare",
+        opts_with_arg: &[
+            "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd",
+        ],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "faketime",
+        opts_with_arg: &[],
+        positional: 1,
+        harmless: false,
+    },
+    Wrapper {
+        name: "catchsegv",
+        opts_with_arg: &[],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "strace",
+        opts_with_arg: &[
+            "-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X",
+        ],
+        positional: 0,
+        harmless: false,
+    },
+    Wrapper {
+        name: "ltrace",
+        opts_with_arg: &[
+            "-e", "-o", "-p", "-s", "-u", "-a", "-A", "-D", "-n", "-F", "-l", "-L", "-w",
+        ],
+        positional: 0,
+        harmless: false,
+    },
 ];
 
 /// How many leading words one stripping step removes, if any: an assignment, a
@@ -219,7 +321,9 @@ const WRAPPERS: &[Wrapper] = &[
 /// change nothing (and `xargs` only bare) are stripped, and no assignments.
 pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     let first = words.first()?;
-    if is_keyword(&first.text) && !first.quoted {
+    if (is_keyword(&first.text) || first.text == "--") && !first.quoted {
+        // `time -- cmd` leaves `--` before the command once `time` is read as a
+        // keyword (SPEC §4 "`time --`, `time -p --`").
         return Some(1);
     }
     if is_assignment(first) {
@@ -395,7 +499,7 @@ fn shell_reads_stdin(args: &[Word]) -> bool {
         if matches!(t, "--version" | "--help") {
             return false;
         }
-        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+        if SHELL_OPTS_WITH_ARG.contains(&t) {
             skip = true;
             continue;
         }
@@ -413,14 +517,80 @@ fn shell_reads_stdin(args: &[Word]) -> bool {
     true
 }
 
-/// A command string the words run in their turn: `sh -c STRING`, `eval ARGS`,
-/// `watch CMD`, `find ... -exec CMD ;`. Returns the string (and whether it runs in
-/// a directory of its own, `-execdir`), and whether what runs is not known before the
-/// shell runs (`sh -c "$X"`, `env -S`).
-pub(super) fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
+/// A command string a part runs in its turn (SPEC §4 "Compound shell commands",
+/// "Strings that builtins run later are commands", "Programs that run their
+/// arguments as a command").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Inner {
+    /// The code, as shell text.
+    pub code: String,
+    /// Whether it runs in a directory of its own (`find -execdir`).
+    pub own_dir: bool,
+    /// Whether it runs in the same shell (`eval`, `trap`), seeing the variables the
+    /// command set.
+    pub same_shell: bool,
+    /// Whether it runs at some later time (`trap`, `complete -C`, `bind -x`), when
+    /// any variable may have changed.
+    pub later: bool,
+}
+
+impl Inner {
+    /// Code another shell runs now (`sh -c`, a here-document fed to a shell).
+    pub(super) fn shell(code: String) -> Self {
+        Inner {
+            code,
+            own_dir: false,
+            same_shell: false,
+            later: false,
+        }
+    }
+
+    fn same(code: String, later: bool) -> Self {
+        Inner {
+            code,
+            own_dir: false,
+            same_shell: true,
+            later,
+        }
+    }
+}
+
+/// The value of option `opt` (`-c VALUE`, `--command VALUE`, `--command=VALUE`, and
+/// `-cVALUE` for a one-letter option) among `args`: `Some(None)` when the option is
+/// there with no value.
+fn option_value<'w>(args: &'w [Word], short: &str, long: &str) -> Option<Option<&'w Word>> {
+    let mut it = args.iter();
+    while let Some(w) = it.next() {
+        let t = w.text.as_str();
+        if t == short || (!long.is_empty() && t == long) {
+            return Some(it.next());
+        }
+        if !long.is_empty()
+            && t.starts_with(long)
+            && t.get(long.len()..).is_some_and(|r| r.starts_with('='))
+        {
+            return Some(Some(w));
+        }
+    }
+    None
+}
+
+/// The text of an option's value word (`--command=X` gives `X`).
+fn value_text(w: &Word) -> String {
+    match w.text.split_once('=') {
+        Some((name, v)) if name.starts_with("--") => v.to_owned(),
+        _ => w.text.clone(),
+    }
+}
+
+/// The command strings the words run in their turn, and whether what runs is not
+/// known before the shell runs (`sh -c "$X"`, a trap string held in a variable).
+/// `words` start at a program (one stripping step's words).
+pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
     let Some((first, rest)) = words.split_first() else {
-        return (None, false);
+        return (Vec::new(), false);
     };
+    let one = |w: &Word, inner: Inner| (vec![inner], w.dynamic);
     let name = basename(&first.text);
     match name {
         n if SHELLS.contains(&n) => {
@@ -432,13 +602,7 @@ pub(super) fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
                     skip = false;
                     continue;
                 }
-                if t == "-o"
-                    || t == "+o"
-                    || t == "-O"
-                    || t == "+O"
-                    || t == "--rcfile"
-                    || t == "--init-file"
-                {
+                if SHELL_OPTS_WITH_ARG.contains(&t) {
                     skip = true;
                     continue;
                 }
@@ -449,46 +613,150 @@ pub(super) fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
                     continue;
                 }
                 if saw_c {
-                    return (Some((t.to_owned(), false)), w.dynamic);
+                    return one(w, Inner::shell(t.to_owned()));
                 }
-                return (None, false);
+                return (Vec::new(), false);
             }
             // `-c` with no string here: the code comes from elsewhere (`xargs sh -c`).
-            (None, saw_c)
+            (Vec::new(), saw_c)
         }
-        "flock" => {
-            // `flock [options] FILE -c COMMAND`: the command is a shell string.
-            let mut it = rest.iter();
-            while let Some(w) = it.next() {
-                let t = w.text.as_str();
-                if t == "-c" || t == "--command" {
-                    return match it.next() {
-                        Some(c) => (Some((c.text.clone(), false)), c.dynamic),
-                        None => (None, true),
-                    };
-                }
-                if let Some(c) = t.strip_prefix("--command=") {
-                    return (Some((c.to_owned(), false)), w.dynamic);
+        // `flock [options] FILE -c COMMAND`, `su [user] -c COMMAND`, `runuser -l U -c
+        // COMMAND`, `script -c COMMAND`: the command is a shell string.
+        "flock" | "su" | "runuser" | "script" => match option_value(rest, "-c", "--command") {
+            Some(Some(c)) => one(c, Inner::shell(value_text(c))),
+            Some(None) => (Vec::new(), true),
+            None => (Vec::new(), false),
+        },
+        // `sg GROUP -c COMMAND` or `sg GROUP COMMAND...`: run by `/bin/sh -c`.
+        "sg" => match option_value(rest, "-c", "") {
+            Some(Some(c)) => one(c, Inner::shell(c.text.clone())),
+            Some(None) => (Vec::new(), true),
+            None => {
+                let cmd = rest.get(1..).unwrap_or_default();
+                if cmd.is_empty() {
+                    (Vec::new(), false)
+                } else {
+                    (vec![Inner::shell(join(cmd))], cmd.iter().any(|w| w.dynamic))
                 }
             }
-            (None, false)
+        },
+        "eval" => (
+            vec![Inner::same(join(rest), false)],
+            rest.iter().any(|w| w.dynamic),
+        ),
+        // `trap STRING SIGNAL...` runs the string when the signal comes.
+        "trap" => {
+            let args: Vec<&Word> = rest.iter().skip_while(|w| w.text == "--").collect();
+            match args.first() {
+                Some(w) if !w.text.starts_with('-') && args.len() > 1 => {
+                    one(w, Inner::same(w.text.clone(), true))
+                }
+                _ => (Vec::new(), false),
+            }
         }
-        "eval" => (Some((join(rest), false)), rest.iter().any(|w| w.dynamic)),
+        // `mapfile -C CALLBACK`, `readarray -C CALLBACK`, `complete -C COMMAND`.
+        "mapfile" | "readarray" | "complete" | "compgen" => match option_value(rest, "-C", "") {
+            Some(Some(c)) => one(c, Inner::same(c.text.clone(), true)),
+            Some(None) => (Vec::new(), true),
+            None => (Vec::new(), false),
+        },
+        // `bind -x 'KEYSEQ:COMMAND'`.
+        "bind" => match option_value(rest, "-x", "") {
+            Some(Some(c)) => {
+                let code = c.text.split_once(':').map_or("", |(_, v)| v);
+                let code = code.trim().trim_matches(|ch| ch == '"' || ch == '\'');
+                one(c, Inner::same(code.to_owned(), true))
+            }
+            Some(None) => (Vec::new(), true),
+            None => (Vec::new(), false),
+        },
+        // `env -S 'STRING'` splits the string into a command line.
+        "env" => match option_value(rest, "-S", "--split-string") {
+            Some(Some(c)) => {
+                let mut code = value_text(c);
+                let at = rest.iter().position(|w| std::ptr::eq(w, c)).unwrap_or(0);
+                for w in rest.iter().skip(at + 1) {
+                    code.push(' ');
+                    code.push_str(&shell_quote(&w.text));
+                }
+                one(c, Inner::shell(code))
+            }
+            Some(None) => (Vec::new(), true),
+            None => (Vec::new(), false),
+        },
+        // `parallel [options] COMMAND ::: ARGS`: the command with each argument.
+        "parallel" => {
+            let Some(sep) = rest.iter().position(|w| w.text.starts_with(":::")) else {
+                // Commands read from standard input.
+                return (Vec::new(), !rest.iter().any(|w| !w.text.starts_with('-')));
+            };
+            let cmd: Vec<&Word> = rest
+                .get(..sep)
+                .unwrap_or_default()
+                .iter()
+                .skip_while(|w| w.text.starts_with('-'))
+                .collect();
+            let args = rest.get(sep + 1..).unwrap_or_default();
+            let unknown = cmd
+                .first()
+                .is_none_or(|w| w.dynamic || w.text.contains('{'));
+            let template: Vec<String> = cmd.iter().map(|w| w.text.clone()).collect();
+            let mut out = Vec::new();
+            for a in args.iter().filter(|a| !a.text.starts_with(":::")).take(64) {
+                let code = if template.iter().any(|t| t.contains("{}")) {
+                    template
+                        .iter()
+                        .map(|t| shell_quote(&t.replace("{}", &a.text)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                } else {
+                    let mut c: Vec<String> = template.iter().map(|t| shell_quote(t)).collect();
+                    c.push(shell_quote(&a.text));
+                    c.join(" ")
+                };
+                out.push(Inner::shell(code));
+            }
+            (out, unknown)
+        }
+        // `git -c alias.x='!cmd'`, `git -c core.pager=cmd`: configuration that runs a
+        // command.
+        "git" => {
+            let mut out = Vec::new();
+            let mut unknown = false;
+            let mut it = rest.iter();
+            while let Some(w) = it.next() {
+                let setting = match w.text.as_str() {
+                    "-c" => it.next(),
+                    t if t.starts_with('-') => continue,
+                    _ => break,
+                };
+                let Some(setting) = setting else { break };
+                let Some((key, value)) = setting.text.split_once('=') else {
+                    continue;
+                };
+                let key = key.to_ascii_lowercase();
+                let code = if key.starts_with("alias.") {
+                    value.strip_prefix('!')
+                } else if GIT_COMMAND_KEYS.iter().any(|k| key.ends_with(k)) {
+                    Some(value)
+                } else {
+                    None
+                };
+                if let Some(code) = code {
+                    unknown |= setting.dynamic;
+                    out.push(Inner::shell(code.to_owned()));
+                }
+            }
+            (out, unknown)
+        }
         "watch" => {
             let n = strip_step(words, false).unwrap_or(words.len());
             let cmd = words.get(n..).unwrap_or_default();
             if cmd.is_empty() {
-                (None, false)
+                (Vec::new(), false)
             } else {
-                (Some((join(cmd), false)), cmd.iter().any(|w| w.dynamic))
+                (vec![Inner::shell(join(cmd))], cmd.iter().any(|w| w.dynamic))
             }
-        }
-        "env"
-            if rest
-                .iter()
-                .any(|w| w.text == "-S" || w.text.starts_with("--split-string")) =>
-        {
-            (None, true)
         }
         "find" => {
             let mut out: Vec<String> = Vec::new();
@@ -521,13 +789,145 @@ pub(super) fn inner_command(words: &[Word]) -> (Option<(String, bool)>, bool) {
                 }
             }
             if out.is_empty() {
-                (None, unknown)
+                (Vec::new(), unknown)
             } else {
-                (Some((out.join("\n"), own_dir)), unknown)
+                let mut inner = Inner::shell(out.join("\n"));
+                inner.own_dir = own_dir;
+                (vec![inner], unknown)
             }
         }
-        _ => (None, false),
+        _ => (Vec::new(), false),
     }
+}
+
+/// The options of a shell that take a separate argument.
+const SHELL_OPTS_WITH_ARG: &[&str] = &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"];
+
+/// git configuration keys whose value is a command git runs.
+const GIT_COMMAND_KEYS: &[&str] = &[
+    "pager",
+    "editor",
+    "sshcommand",
+    "fsmonitor",
+    "askpass",
+    ".command",
+    ".textconv",
+    ".clean",
+    ".smudge",
+    ".process",
+    "helper",
+    ".cmd",
+    ".tool",
+];
+
+/// The interpreters that take inline code, and the options that give it.
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("python", &["-c"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("bun", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("php", &["-r"]),
+    ("osascript", &["-e"]),
+    ("lua", &["-e"]),
+    ("luajit", &["-e"]),
+    ("Rscript", &["-e"]),
+    ("tclsh", &[]),
+    ("pwsh", &["-c", "-Command", "-command"]),
+    ("powershell", &["-c", "-Command", "-command"]),
+    ("julia", &["-e", "--eval"]),
+    ("groovy", &["-e"]),
+    ("jshell", &[]),
+];
+
+/// The code a part runs that the core does not read as shell, as words (SPEC §4:
+/// "interpreters given inline code are uncertain", "`source`/`.` of a file is
+/// uncertain"): inline interpreter code (`python -c`, `perl -e`, `node -e`, ...),
+/// an `awk` program that runs commands or writes files, a `sed` script with its
+/// `e` command, and a sourced file's name. `None` when the part runs none.
+pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
+    let (first, args) = stripped.split_first()?;
+    let name = basename(&first.text);
+    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if let Some((_, opts)) = INTERPRETERS
+        .iter()
+        .find(|(n, _)| *n == family || *n == name)
+    {
+        for (i, a) in args.iter().enumerate() {
+            let t = a.text.as_str();
+            let attached = opts
+                .iter()
+                .filter(|o| o.len() == 2 && o.starts_with('-'))
+                .find_map(|o| t.strip_prefix(o).filter(|r| !r.is_empty()));
+            if let Some(code) = attached {
+                return Some(code_words(code));
+            }
+            if opts.contains(&t) {
+                let code = args.get(i + 1).map(|w| w.text.as_str()).unwrap_or_default();
+                return Some(code_words(code));
+            }
+        }
+        return None;
+    }
+    match name {
+        "source" | "." => {
+            let file = args.iter().find(|a| !a.text.starts_with('-'))?;
+            Some(vec![name.to_owned(), file.text.clone()])
+        }
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
+            let program = args
+                .iter()
+                .find(|a| !a.text.starts_with('-'))
+                .map(|w| w.text.as_str())?;
+            (program.contains("system") || program.contains('|') || program.contains('>'))
+                .then(|| code_words(program))
+        }
+        "sed" | "gsed" => {
+            let runs = args
+                .iter()
+                .any(|a| !a.text.starts_with('-') && sed_runs(&a.text));
+            runs.then(|| args.iter().flat_map(|a| code_words(&a.text)).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Whether a sed script may run a command: the `e` command, or the `e` flag of `s`.
+fn sed_runs(script: &str) -> bool {
+    let b = script.as_bytes();
+    b.iter().enumerate().any(|(i, c)| {
+        *c == b'e'
+            && b.get(i + 1)
+                .is_none_or(|n| n.is_ascii_whitespace() || *n == b';')
+            && (i == 0
+                || b.get(i - 1).is_some_and(|p| {
+                    matches!(
+                        p,
+                        b';' | b'\n' | b'/' | b' ' | b'}' | b'$' | b'0'
+                            ..=b'9' | b'g' | b'p' | b'i' | b'I'
+                    )
+                }))
+    })
+}
+
+/// The words of code text: runs of letters, digits and `_-./+`, each also by its
+/// basename, lowercased (deny and ask rules match case-insensitively).
+fn code_words(code: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in code.split(|c: char| !(c.is_alphanumeric() || "_-./+".contains(c))) {
+        if w.is_empty() {
+            continue;
+        }
+        for v in [w, basename(w)] {
+            let v = v.to_lowercase();
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 /// Quotes a word so that splitting it again gives it back.
