@@ -38,7 +38,30 @@ pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
         vars: &Vars::new(),
         late: false,
     };
-    parse_at(command, 0, &Bases::default(), &outer)
+    let parsed = parse_at(command, 0, &Bases::default(), &outer);
+    if (ctx.globs || ctx.split) && may_change_expansion(&parsed) {
+        // Read again with globs and splitting unknown: the command may change them.
+        let ctx = ctx.without_options();
+        let outer = Outer { ctx: &ctx, ..outer };
+        return parse_at(command, 0, &Bases::default(), &outer);
+    }
+    parsed
+}
+
+/// Whether a command may change how the shell expands words for what follows:
+/// `shopt`, `set` (`-f`, `-o noglob`), `enable`, an assignment to `IFS`,
+/// `GLOBIGNORE`, `BASHOPTS` or `SHELLOPTS`, or code the core cannot read.
+fn may_change_expansion(parsed: &ParsedCommand) -> bool {
+    parsed.parts.iter().any(|p| {
+        p.uncertain
+            || p.words.iter().any(|w| {
+                matches!(w.as_str(), "shopt" | "set" | "enable")
+                    || ["IFS", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS"].iter().any(|v| {
+                        w.strip_prefix(v)
+                            .is_some_and(|r| r.starts_with('=') || r.starts_with("+="))
+                    })
+            })
+    })
 }
 
 /// Where a command string is parsed: the session, the variables set before it, and
@@ -220,11 +243,19 @@ fn analyse_words(
     let mut nested: Vec<Inner> = Vec::new();
     let mut uncertain = false;
     let mut runs_anything = false;
+    let mut fed: Vec<String> = Vec::new();
     strict_forms(words, &mut strict, &mut |step: &[Word]| {
         let (inner, unknown) = inner_command(step);
-        uncertain |= unknown;
-        runs_anything |= unknown;
+        // A shell fed code on its standard input, at any step (`sudo -s <<< ...`).
+        let (stdin_code, code) = runs_unknown_code(step, &simple.redirects);
+        uncertain |= unknown || stdin_code;
+        runs_anything |= unknown || stdin_code;
         nested.extend(inner);
+        for c in code {
+            if !fed.contains(&c) {
+                fed.push(c);
+            }
+        }
     });
     // `rm${IFS}-rf`: also met with `$IFS` read as the space it usually is.
     for form in strict.clone() {
@@ -235,9 +266,6 @@ fn analyse_words(
 
     // What runs: past every wrapper and assignment.
     let stripped = final_words(words);
-    let (runs_unknown, fed) = runs_unknown_code(stripped, &simple.redirects);
-    uncertain |= runs_unknown;
-    runs_anything |= runs_unknown;
     nested.extend(fed.into_iter().map(Inner::shell));
     let code_words = inline_code(stripped);
     uncertain |= code_words.is_some();
@@ -275,6 +303,23 @@ fn analyse_words(
         let mut f = FileArg::new(word.text.clone(), write, word.dynamic, bases.clone());
         f.remove = remove && write;
         parsed.files.push(f);
+    }
+    // `... | xargs cat`: the file command's paths come from standard input.
+    if fed_by_xargs(words) {
+        let mut with_input = stripped.to_vec();
+        let placeholder = Word {
+            text: "$(xargs input)".to_owned(),
+            dynamic: true,
+            ..Word::default()
+        };
+        with_input.push(placeholder);
+        for (word, write) in file_words(&with_input) {
+            if word.dynamic && word.text == "$(xargs input)" {
+                let mut f = FileArg::new(word.text.clone(), write, true, bases.clone());
+                f.remove = remove && write;
+                parsed.files.push(f);
+            }
+        }
     }
     for word in folder_reads(stripped) {
         let mut f = FileArg::new(word.text.clone(), false, word.dynamic, bases.clone());
@@ -321,7 +366,7 @@ fn analyse_words(
         bases.unknown |= inner.own_dir || chdir;
         // Another shell sees only exported variables: those the command set are
         // unknown there; `eval` and the strings builtins run later share the shell.
-        let vars: Vars = if inner.same_shell {
+        let mut vars: Vars = if inner.same_shell {
             (*simple.vars).clone()
         } else {
             simple
@@ -330,6 +375,13 @@ fn analyse_words(
                 .map(|k| (k.clone(), Var::Unknown))
                 .collect()
         };
+        // `X=rm bash -c '$X ...'`, `env X=rm eval ...`: what runs sees the command's
+        // own assignments, whose values are not followed here.
+        for w in words.iter().filter(|w| is_assignment(w)) {
+            if let Some((name, _)) = w.text.split_once('=') {
+                vars.insert(name.trim_end_matches('+').to_owned(), Var::Unknown);
+            }
+        }
         let outer = Outer {
             ctx,
             vars: &vars,
@@ -343,6 +395,22 @@ fn analyse_words(
         parsed.write_targets.extend(sub.write_targets);
         parsed.files.extend(sub.files);
     }
+}
+
+/// Whether a stripping step of `words` is `xargs` without `-I` (its input becomes
+/// arguments of the command).
+fn fed_by_xargs(words: &[Word]) -> bool {
+    let mut rest = words;
+    while let Some(n) = strip_step(rest, false) {
+        if n == 0 {
+            break;
+        }
+        if rest.first().is_some_and(|w| basename(&w.text) == "xargs") {
+            return true;
+        }
+        rest = rest.get(n..).unwrap_or_default();
+    }
+    false
 }
 
 /// Whether the program past every wrapper removes its path arguments (`rm`, `rmdir`).

@@ -39,8 +39,13 @@ pub struct ShellContext {
     /// unknown).
     pub cwd_exists: bool,
     /// Whether globs are expanded against the file system at all (`false` for a
-    /// command parsed with no session: every glob is unknown).
+    /// command parsed with no session, or one that may change the shell's glob
+    /// options: every glob is unknown).
     pub globs: bool,
+    /// Whether unquoted expansions split on whitespace as with the default `IFS`
+    /// (`false` where the command or the environment sets `IFS`: such an expansion
+    /// is unknown).
+    pub split: bool,
     users: OnceLock<Option<BTreeMap<String, String>>>,
 }
 
@@ -53,9 +58,12 @@ impl ShellContext {
         ShellContext {
             cwd: cwd.to_string_lossy().into_owned(),
             home: home.to_string_lossy().into_owned(),
-            env,
             cwd_exists: cwd.is_absolute() && cwd.is_dir(),
-            globs: true,
+            globs: !env
+                .as_ref()
+                .is_some_and(|e| GLOB_VARIABLES.iter().any(|v| e.contains_key(*v))),
+            split: !env.as_ref().is_some_and(|e| e.contains_key("IFS")),
+            env,
             users: OnceLock::new(),
         }
     }
@@ -63,8 +71,8 @@ impl ShellContext {
     /// A fingerprint of what expansion reads (for the parse memo's key).
     pub(super) fn key(&self) -> String {
         let mut k = format!(
-            "{}\0{}\0{}{}\0",
-            self.cwd, self.home, self.cwd_exists, self.globs
+            "{}\0{}\0{}{}{}\0",
+            self.cwd, self.home, self.cwd_exists, self.globs, self.split
         );
         if let Some(env) = &self.env {
             for (n, v) in env.iter() {
@@ -104,6 +112,23 @@ fn read_small(path: &str) -> Option<String> {
     let mut s = String::new();
     f.take(4 * 1024 * 1024).read_to_string(&mut s).ok()?;
     Some(s)
+}
+
+/// Variables that change how globs expand (`GLOBIGNORE` also turns `dotglob` on).
+const GLOB_VARIABLES: &[&str] = &["GLOBIGNORE", "BASHOPTS", "SHELLOPTS", "BASH_ENV", "ENV"];
+
+impl ShellContext {
+    /// This context where the command may change how words expand (`shopt`, `set
+    /// -f`, `IFS=`, code the core cannot read): globs and splitting are unknown.
+    #[must_use]
+    pub(super) fn without_options(&self) -> Self {
+        ShellContext {
+            globs: false,
+            split: false,
+            users: self.users.clone(),
+            ..self.clone()
+        }
+    }
 }
 
 /// What a variable holds where a word is expanded.
@@ -425,6 +450,9 @@ fn params(
                     return None;
                 };
                 let split = !quoted && !assignment;
+                if split && !scope.ctx.split {
+                    return None;
+                }
                 parameter(src, scope)?
                     .into_iter()
                     .map(|v| (v, split))

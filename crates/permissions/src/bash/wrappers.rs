@@ -455,12 +455,14 @@ pub(super) fn runs_unknown_code(stripped: &[Word], redirects: &[Redirect]) -> (b
     let Some((first, args)) = stripped.split_first() else {
         return (false, Vec::new());
     };
+    if is_assignment(first) || (is_keyword(&first.text) && !first.quoted) {
+        return (false, Vec::new());
+    }
     if first.dynamic {
         return (true, Vec::new());
     }
     let name = basename(&first.text);
     match name {
-        "eval" => (true, Vec::new()),
         "source" | "." => {
             let arg = args
                 .iter()
@@ -468,8 +470,8 @@ pub(super) fn runs_unknown_code(stripped: &[Word], redirects: &[Redirect]) -> (b
             let unknown = arg.is_none_or(|a| a.dynamic || STDIN_PATHS.contains(&a.text.as_str()));
             (unknown, Vec::new())
         }
-        n if SHELLS.contains(&n) => {
-            if !shell_reads_stdin(args) {
+        n if SHELLS.contains(&n) || login_shell(n, args) => {
+            if SHELLS.contains(&n) && !shell_reads_stdin(args) {
                 return (false, Vec::new());
             }
             let fed = redirects
@@ -483,6 +485,24 @@ pub(super) fn runs_unknown_code(stripped: &[Word], redirects: &[Redirect]) -> (b
             (true, fed)
         }
         _ => (false, Vec::new()),
+    }
+}
+
+/// Whether `name args` starts a shell that reads its code from standard input: `su`
+/// or `script` with no `-c`, `sudo -s`/`-i`, `doas -s`, `runuser -l` with no `-c`.
+fn login_shell(name: &str, args: &[Word]) -> bool {
+    let flag = |letters: &[char], longs: &[&str]| {
+        args.iter().any(|a| {
+            let t = a.text.as_str();
+            longs.contains(&t)
+                || (t.starts_with('-') && !t.starts_with("--") && t.contains(letters))
+        })
+    };
+    match name {
+        "su" | "script" | "runuser" => option_value(args, 'c', "command").is_none(),
+        "sudo" => flag(&['s', 'i'], &["--shell", "--login"]),
+        "doas" => flag(&['s'], &[]),
+        _ => false,
     }
 }
 
@@ -555,32 +575,48 @@ impl Inner {
     }
 }
 
-/// The value of option `opt` (`-c VALUE`, `--command VALUE`, `--command=VALUE`, and
-/// `-cVALUE` for a one-letter option) among `args`: `Some(None)` when the option is
-/// there with no value.
-fn option_value<'w>(args: &'w [Word], short: &str, long: &str) -> Option<Option<&'w Word>> {
+/// The value of an option among `args`: `-c VALUE`, `-cVALUE` (a one-letter option
+/// bundled after others too: `-lc VALUE`), `--command VALUE`, `--command=VALUE`.
+/// `Some(None)` when the option is there with no value; the value's text, and whether
+/// it is known only at run time.
+fn option_value(args: &[Word], short: char, long: &str) -> Option<Option<(String, bool)>> {
     let mut it = args.iter();
     while let Some(w) = it.next() {
         let t = w.text.as_str();
-        if t == short || (!long.is_empty() && t == long) {
-            return Some(it.next());
+        if t == "--" {
+            return None;
         }
-        if !long.is_empty()
-            && t.starts_with(long)
-            && t.get(long.len()..).is_some_and(|r| r.starts_with('='))
-        {
-            return Some(Some(w));
+        if let Some(l) = t.strip_prefix("--") {
+            if long.is_empty() {
+                continue;
+            }
+            if l == long {
+                return Some(it.next().map(|v| (v.text.clone(), v.dynamic)));
+            }
+            if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                return Some(Some((v.to_owned(), w.dynamic)));
+            }
+            continue;
+        }
+        if let Some(flags) = t.strip_prefix('-') {
+            if let Some(at) = flags.find(short) {
+                if flags.get(..at).is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic())) {
+                    let attached = flags.get(at + short.len_utf8()..).unwrap_or_default();
+                    if !attached.is_empty() {
+                        return Some(Some((attached.to_owned(), w.dynamic)));
+                    }
+                    return Some(it.next().map(|v| (v.text.clone(), v.dynamic)));
+                }
+            }
         }
     }
     None
 }
 
-/// The text of an option's value word (`--command=X` gives `X`).
-fn value_text(w: &Word) -> String {
-    match w.text.split_once('=') {
-        Some((name, v)) if name.starts_with("--") => v.to_owned(),
-        _ => w.text.clone(),
-    }
+/// Whether `w` is a bundle of short options ending in `opt` (so its value is the next
+/// word, not attached).
+fn w_ends_with_option(w: Option<&Word>, opt: char) -> bool {
+    w.is_some_and(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.ends_with(opt))
 }
 
 /// The command strings the words run in their turn, and whether what runs is not
@@ -591,6 +627,11 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
         return (Vec::new(), false);
     };
     let one = |w: &Word, inner: Inner| (vec![inner], w.dynamic);
+    let valued = |v: Option<Option<(String, bool)>>, f: &dyn Fn(String) -> Inner| match v {
+        Some(Some((code, dynamic))) => (vec![f(code)], dynamic),
+        Some(None) => (Vec::new(), true),
+        None => (Vec::new(), false),
+    };
     let name = basename(&first.text);
     match name {
         n if SHELLS.contains(&n) => {
@@ -622,15 +663,12 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
         }
         // `flock [options] FILE -c COMMAND`, `su [user] -c COMMAND`, `runuser -l U -c
         // COMMAND`, `script -c COMMAND`: the command is a shell string.
-        "flock" | "su" | "runuser" | "script" => match option_value(rest, "-c", "--command") {
-            Some(Some(c)) => one(c, Inner::shell(value_text(c))),
-            Some(None) => (Vec::new(), true),
-            None => (Vec::new(), false),
-        },
+        "flock" | "su" | "runuser" | "script" => {
+            valued(option_value(rest, 'c', "command"), &Inner::shell)
+        }
         // `sg GROUP -c COMMAND` or `sg GROUP COMMAND...`: run by `/bin/sh -c`.
-        "sg" => match option_value(rest, "-c", "") {
-            Some(Some(c)) => one(c, Inner::shell(c.text.clone())),
-            Some(None) => (Vec::new(), true),
+        "sg" => match option_value(rest, 'c', "") {
+            Some(v) => valued(Some(v), &Inner::shell),
             None => {
                 let cmd = rest.get(1..).unwrap_or_default();
                 if cmd.is_empty() {
@@ -655,35 +693,60 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
             }
         }
         // `mapfile -C CALLBACK`, `readarray -C CALLBACK`, `complete -C COMMAND`.
-        "mapfile" | "readarray" | "complete" | "compgen" => match option_value(rest, "-C", "") {
-            Some(Some(c)) => one(c, Inner::same(c.text.clone(), true)),
-            Some(None) => (Vec::new(), true),
-            None => (Vec::new(), false),
-        },
+        "mapfile" | "readarray" | "complete" | "compgen" => {
+            valued(option_value(rest, 'C', ""), &|c| Inner::same(c, true))
+        }
         // `bind -x 'KEYSEQ:COMMAND'`.
-        "bind" => match option_value(rest, "-x", "") {
-            Some(Some(c)) => {
-                let code = c.text.split_once(':').map_or("", |(_, v)| v);
-                let code = code.trim().trim_matches(|ch| ch == '"' || ch == '\'');
-                one(c, Inner::same(code.to_owned(), true))
+        "bind" => valued(option_value(rest, 'x', ""), &|c| {
+            let code = c.split_once(':').map_or("", |(_, v)| v);
+            let code = code.trim().trim_matches(|ch| ch == '"' || ch == '\'');
+            Inner::same(code.to_owned(), true)
+        }),
+        // `alias NAME='CODE'`: the code runs wherever the name is used later.
+        "alias" => {
+            let out: Vec<Inner> = rest
+                .iter()
+                .filter_map(|w| w.text.split_once('='))
+                .map(|(_, code)| Inner::same(code.to_owned(), true))
+                .collect();
+            (out, rest.iter().any(|w| w.dynamic))
+        }
+        // `env -S 'STRING'` splits the string into a command line; the words after it
+        // are its arguments.
+        "env" => valued(option_value(rest, 'S', "split-string"), &|code| {
+            let mut code = code;
+            let after = rest
+                .iter()
+                .position(|w| w.text.contains('S') && w.text.starts_with('-'))
+                .map_or(rest.len(), |i| {
+                    i + usize::from(w_ends_with_option(rest.get(i), 'S')) + 1
+                });
+            for w in rest.iter().skip(after) {
+                code.push(' ');
+                code.push_str(&shell_quote(&w.text));
             }
-            Some(None) => (Vec::new(), true),
-            None => (Vec::new(), false),
-        },
-        // `env -S 'STRING'` splits the string into a command line.
-        "env" => match option_value(rest, "-S", "--split-string") {
-            Some(Some(c)) => {
-                let mut code = value_text(c);
-                let at = rest.iter().position(|w| std::ptr::eq(w, c)).unwrap_or(0);
-                for w in rest.iter().skip(at + 1) {
-                    code.push(' ');
-                    code.push_str(&shell_quote(&w.text));
+            Inner::shell(code)
+        }),
+        // `ssh [options] HOST COMMAND...`: the command runs in a shell there, which may
+        // be this machine.
+        "ssh" => {
+            let mut it = rest.iter().enumerate();
+            while let Some((i, w)) = it.next() {
+                let t = w.text.as_str();
+                if t.starts_with('-') {
+                    if t.len() == 2 && "BbcDEeFIiJLlmOopQRSWw".contains(t.get(1..).unwrap_or_default()) {
+                        let _ = it.next();
+                    }
+                    continue;
                 }
-                one(c, Inner::shell(code))
+                let cmd = rest.get(i + 1..).unwrap_or_default();
+                if cmd.is_empty() {
+                    return (Vec::new(), false);
+                }
+                return (vec![Inner::shell(join(cmd))], cmd.iter().any(|w| w.dynamic));
             }
-            Some(None) => (Vec::new(), true),
-            None => (Vec::new(), false),
-        },
+            (Vec::new(), false)
+        }
         // `parallel [options] COMMAND ::: ARGS`: the command with each argument.
         "parallel" => {
             let Some(sep) = rest.iter().position(|w| w.text.starts_with(":::")) else {
