@@ -2,7 +2,9 @@
 //! `examples/scenarios/bypass` passes — one test per family file, each step a real
 //! technique for getting around a managed deny or ask (wrappers, quoting,
 //! separators, substitutions, dynamic code, paths, symlinks, Unicode, case,
-//! redirects, modes, hooks, WebFetch hosts, other tools' rules).
+//! redirects, modes, hooks, WebFetch hosts, other tools' rules; and the `shell-*`
+//! files `scripts/gen-shell-bypass.py` writes: what the core cannot see it never
+//! lets through, SPEC §4).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -30,6 +32,13 @@ const FAMILIES: &[&str] = &[
     "hooks",
     "webfetch",
     "tools",
+    "shell-arithmetic",
+    "shell-later-strings",
+    "shell-runners",
+    "shell-runtime-paths",
+    "shell-folders",
+    "shell-expansion",
+    "shell-interpreters",
 ];
 
 /// Runs every scenario of `examples/scenarios/bypass/<family>.json`.
@@ -105,6 +114,41 @@ fn bypass_webfetch() {
 #[test]
 fn bypass_tools() {
     run_family("tools");
+}
+
+#[test]
+fn bypass_shell_arithmetic() {
+    run_family("shell-arithmetic");
+}
+
+#[test]
+fn bypass_shell_later_strings() {
+    run_family("shell-later-strings");
+}
+
+#[test]
+fn bypass_shell_runners() {
+    run_family("shell-runners");
+}
+
+#[test]
+fn bypass_shell_runtime_paths() {
+    run_family("shell-runtime-paths");
+}
+
+#[test]
+fn bypass_shell_folders() {
+    run_family("shell-folders");
+}
+
+#[test]
+fn bypass_shell_expansion() {
+    run_family("shell-expansion");
+}
+
+#[test]
+fn bypass_shell_interpreters() {
+    run_family("shell-interpreters");
 }
 
 /// Every family file in the folder has its test above, and the corpus keeps at least
