@@ -265,7 +265,7 @@ RUNNERS = [
 RUNNERS_BENIGN = [
     B("time -p -- ls -la", ALLOW),
     B("nice -- echo hi", ALLOW),
-    B("env -S 'echo hi'", ALLOW),
+    B("env -S 'echo hi'", PLAIN_ASK, note="env is no read-only command: a plain ask, as `env echo hi`"),
     B("timeout -- 5 ls", ALLOW),
 ]
 
@@ -490,7 +490,7 @@ INTERPRETERS = [
     A("python -c 'import shutil; shutil.rmtree(\"build\")'", "unc", RM),
     A("python3 -Sc 'import os; os.remove(\"build/a.o\")'", "unc", RM),
     A("python3 -I -c \"print(open('secrets/key.pem').read())\"", "unc", SECRETS),
-    A("python3 -c 'import os; os.system(\"curl evil.example\")'", "unc", CURL, kind="ask",
+    A("python3 -c 'import os; os.system(\"curl evil.example\")'", "unc", CURL, kind="ask", deny=[],
       note="an ask rule is carried the same way"),
     A("perl -e 'unlink \"build/a.o\"'", "unc", RM),
     A("perl -E 'system \"touch F\"'", "unc", TOUCH),
@@ -507,7 +507,7 @@ INTERPRETERS = [
     A("timeout 5 python3 -c 'import os; os.system(\"rm -rf build\")'", "unc", RM),
     A("sudo perl -e 'system \"rm -rf build\"'", "unc", RM),
     A("bash -c 'python3 -c \"import os; os.system(\\\"rm -rf build\\\")\"'", "unc", RM),
-    A("find . -name x -exec python3 -c 'import os; os.system(\"rm -rf build\")' \\;", "unc", RM),
+    A("find . -name x -exec python3 -c 'import os; os.system(\"rm -rf build\")' \\;", "deny", SECRETS, note="find -exec reads the folder whole (SPEC §4), a deny before the uncertain ask"),
     A("echo 'import os; os.system(\"rm -rf build\")' | python3", "held", RM,
       note="beyond SPEC's list: an interpreter fed code on stdin"),
     A("python3 - <<'EOF'\nimport os; os.system(\"rm -rf build\")\nEOF", "held", RM,

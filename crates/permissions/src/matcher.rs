@@ -540,6 +540,17 @@ pub(crate) fn first_uncertain<'r>(
     if !anything && code.is_empty() && unknown_files.is_empty() {
         return None;
     }
+    // A rule whose command word is among the code's words is named first: it is the
+    // one the code most plainly meets.
+    let named_in_code = |r: &Rule| match &r.spec.specifier {
+        Specifier::Command(w) if r.spec.tool.matches("Bash") && r.behavior == behavior => w
+            .first_word_key()
+            .is_some_and(|word| code.contains(&word.to_lowercase().as_str())),
+        _ => false,
+    };
+    if let Some(r) = rules.rules().iter().find(|r| named_in_code(r)) {
+        return Some(r);
+    }
     rules.rules().iter().find(|r| {
         if r.behavior != behavior {
             return false;

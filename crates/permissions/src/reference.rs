@@ -210,9 +210,26 @@ pub(crate) fn reference_decide(
     ) {
         return (Decision::Deny, Some(r.text.clone()));
     }
+    // Among the rules an uncertain part could meet, one whose command word the code
+    // names comes first.
+    let named_in_code = |r: &RefRule| -> bool {
+        let Some(c) = &command else { return false };
+        match &r.spec.specifier {
+            Specifier::Command(w) if r.spec.tool.matches("Bash") => {
+                w.first_word_key().is_some_and(|k| {
+                    c.parts
+                        .iter()
+                        .any(|p| p.uncertain && p.code_words.contains(&k.to_lowercase()))
+                })
+            }
+            _ => false,
+        }
+    };
     for (behavior, hit) in [
-        (Behavior::Deny, &uncertain_hit as &dyn Fn(&RefRule) -> bool),
+        (Behavior::Deny, &named_in_code as &dyn Fn(&RefRule) -> bool),
+        (Behavior::Deny, &uncertain_hit),
         (Behavior::Ask, &strict_hit),
+        (Behavior::Ask, &named_in_code),
         (Behavior::Ask, &uncertain_hit),
     ] {
         if let Some(r) = first(rules.iter().filter(|r| r.behavior == behavior && hit(r))) {

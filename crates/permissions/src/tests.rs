@@ -1655,7 +1655,6 @@ fn a_program_known_only_at_run_time_is_never_allowed() {
         "/bin/r[m] -rf build",
         "rm${IFS}-rf${IFS}build",
         "eval 'rm -rf build'",
-        "eval ls",
         "echo cm0gLXJmIGJ1aWxk | base64 -d | sh",
         "bash -s <<< 'rm -rf build'",
         "bash <<< 'ls'",
@@ -1689,18 +1688,19 @@ fn a_program_known_only_at_run_time_is_never_allowed() {
         );
     }
     // A static program is still allowed: expansions in arguments are fine.
-    for cmd in [
-        "ls $X",
-        "echo $(pwd)",
-        "sh script.sh",
-        "bash --version",
-        "source ./env.sh",
-    ] {
+    for cmd in ["ls $X", "echo $(pwd)", "sh script.sh", "bash --version"] {
         assert_eq!(
             d(&ask(&r, "Bash", json!({ "command": cmd }), &facts())),
             (Decision::Allow, Some("Bash(*)")),
             "{cmd}"
         );
+    }
+    // A sourced file, inline code: what runs is unknown, so the deny rule may meet it
+    // (SPEC §4 "What the core cannot see"), whatever `Bash(*)` says.
+    for cmd in ["source ./env.sh", "python3 -c 'print(1)'", "X=$(cat f); $X"] {
+        let v = ask(&r, "Bash", json!({ "command": cmd }), &facts());
+        assert_eq!(d(&v), (Decision::Ask, Some("Bash(rm:*)")), "{cmd}");
+        assert!(v.uncertain, "{cmd}");
     }
 }
 

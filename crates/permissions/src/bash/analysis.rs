@@ -39,7 +39,7 @@ pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
         late: false,
     };
     let parsed = parse_at(command, 0, &Bases::default(), &outer);
-    if (ctx.globs || ctx.split) && may_change_expansion(&parsed) {
+    if (ctx.globs || !ctx.ifs_unknown) && may_change_expansion(&parsed) {
         // Read again with globs and splitting unknown: the command may change them.
         let ctx = ctx.without_options();
         let outer = Outer { ctx: &ctx, ..outer };
@@ -56,10 +56,12 @@ fn may_change_expansion(parsed: &ParsedCommand) -> bool {
         p.uncertain
             || p.words.iter().any(|w| {
                 matches!(w.as_str(), "shopt" | "set" | "enable")
-                    || ["IFS", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS"].iter().any(|v| {
-                        w.strip_prefix(v)
-                            .is_some_and(|r| r.starts_with('=') || r.starts_with("+="))
-                    })
+                    || ["IFS", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS"]
+                        .iter()
+                        .any(|v| {
+                            w.strip_prefix(v)
+                                .is_some_and(|r| r.starts_with('=') || r.starts_with("+="))
+                        })
             })
     })
 }
@@ -267,8 +269,13 @@ fn analyse_words(
     // What runs: past every wrapper and assignment.
     let stripped = final_words(words);
     nested.extend(fed.into_iter().map(Inner::shell));
+    // Arithmetic that reads code, and code the core does not read as shell (inline
+    // interpreter code, a sourced file): it may run anything and touch any file.
     let code_words = inline_code(stripped);
-    uncertain |= code_words.is_some();
+    if simple.runs_unknown || code_words.is_some() {
+        uncertain = true;
+        runs_anything = true;
+    }
 
     // Allow forms: only the wrappers that change nothing are stripped.
     let mut allow = vec![
@@ -319,6 +326,12 @@ fn analyse_words(
                 f.remove = remove && write;
                 parsed.files.push(f);
             }
+        }
+    }
+    if code_words.is_some() {
+        for write in [false, true] {
+            let f = FileArg::new("$(inline code)".to_owned(), write, true, bases.clone());
+            parsed.files.push(f);
         }
     }
     for word in folder_reads(stripped) {

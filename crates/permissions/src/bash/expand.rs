@@ -42,10 +42,9 @@ pub struct ShellContext {
     /// command parsed with no session, or one that may change the shell's glob
     /// options: every glob is unknown).
     pub globs: bool,
-    /// Whether unquoted expansions split on whitespace as with the default `IFS`
-    /// (`false` where the command or the environment sets `IFS`: such an expansion
-    /// is unknown).
-    pub split: bool,
+    /// Whether `IFS` may not be the default (the command or the environment sets
+    /// it): an unquoted expansion's fields are then unknown.
+    pub ifs_unknown: bool,
     users: OnceLock<Option<BTreeMap<String, String>>>,
 }
 
@@ -62,7 +61,7 @@ impl ShellContext {
             globs: !env
                 .as_ref()
                 .is_some_and(|e| GLOB_VARIABLES.iter().any(|v| e.contains_key(*v))),
-            split: !env.as_ref().is_some_and(|e| e.contains_key("IFS")),
+            ifs_unknown: env.as_ref().is_some_and(|e| e.contains_key("IFS")),
             env,
             users: OnceLock::new(),
         }
@@ -72,7 +71,7 @@ impl ShellContext {
     pub(super) fn key(&self) -> String {
         let mut k = format!(
             "{}\0{}\0{}{}{}\0",
-            self.cwd, self.home, self.cwd_exists, self.globs, self.split
+            self.cwd, self.home, self.cwd_exists, self.globs, self.ifs_unknown
         );
         if let Some(env) = &self.env {
             for (n, v) in env.iter() {
@@ -124,7 +123,7 @@ impl ShellContext {
     pub(super) fn without_options(&self) -> Self {
         ShellContext {
             globs: false,
-            split: false,
+            ifs_unknown: true,
             users: self.users.clone(),
             ..self.clone()
         }
@@ -136,6 +135,9 @@ impl ShellContext {
 pub(super) enum Var {
     /// One of these values.
     Values(Vec<String>),
+    /// A number (the result of arithmetic): unknown as text, but never code when
+    /// arithmetic reads it.
+    Number,
     /// Not known before the shell runs.
     Unknown,
 }
@@ -152,8 +154,10 @@ pub(super) enum Seg {
     Tilde(String),
     /// A parameter expansion as written (`$X`, `${X:-d}`), and whether it is quoted.
     Param { src: String, quoted: bool },
-    /// Known only when the shell runs: a command substitution, arithmetic.
+    /// Known only when the shell runs: a command substitution.
     Unknown,
+    /// Arithmetic: known only when the shell runs, but a number.
+    Arith,
 }
 
 /// Where a word is expanded: the session, the variables set before it, the
@@ -199,7 +203,7 @@ pub(super) fn expand_word(segs: &[Seg], scope: &Scope<'_>, assignment: bool) -> 
             Seg::Lit { text, active } => atoms.extend(text.chars().map(|c| Atom::Ch(c, *active))),
             Seg::Tilde(_) => atoms.push(Atom::Tilde(i)),
             Seg::Param { .. } => atoms.push(Atom::Param(i)),
-            Seg::Unknown => return None,
+            Seg::Unknown | Seg::Arith => return None,
         }
     }
     if atoms.len() > MAX_EXPANSION * 4 {
@@ -450,7 +454,7 @@ fn params(
                     return None;
                 };
                 let split = !quoted && !assignment;
-                if split && !scope.ctx.split {
+                if split && scope.ctx.ifs_unknown {
                     return None;
                 }
                 parameter(src, scope)?
@@ -534,12 +538,21 @@ pub(super) fn lookup(name: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
     if let Some(v) = scope.vars.get(name) {
         return match v {
             Var::Values(vs) => Some(vs.clone()),
-            Var::Unknown => None,
+            Var::Number | Var::Unknown => None,
         };
     }
     match name {
         "PWD" => return pwd(scope),
-        "OLDPWD" if scope.bases.dirs.iter().any(|d| !d.is_empty()) => return None,
+        "OLDPWD" => match &scope.bases.old {
+            Some(old) if !scope.bases.unknown => {
+                return Some(old.iter().map(|d| absolute(d, scope.ctx)).collect());
+            }
+            Some(_) => return None,
+            None if scope.bases.dirs.iter().any(|d| !d.is_empty()) || scope.bases.unknown => {
+                return None;
+            }
+            None => {}
+        },
         _ => {}
     }
     if let Some(v) = scope.ctx.env.as_ref().and_then(|e| e.get(name)) {
@@ -576,7 +589,7 @@ fn parameter(src: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
     if !is_var_name(name) {
         return None;
     }
-    let (op, operand) = ["-", ":-", "=", ":=", "+", ":+"]
+    let (op, operand) = ["-", ":-", "=", ":=", "+", ":+", "#", "##", "%", "%%"]
         .iter()
         .rev()
         .find_map(|op| rest.strip_prefix(op).map(|w| (*op, w)))?;
@@ -594,6 +607,9 @@ fn parameter(src: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
                     ":+" if !empty => operand.to_owned(),
                     ":+" => String::new(),
                     "+" => operand.to_owned(),
+                    // A literal pattern: the shortest and longest match are the same.
+                    "#" | "##" => v.strip_prefix(operand).unwrap_or(&v).to_owned(),
+                    "%" | "%%" => v.strip_suffix(operand).unwrap_or(&v).to_owned(),
                     _ => v,
                 }
             })

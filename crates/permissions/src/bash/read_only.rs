@@ -2,12 +2,73 @@
 //! read, which `default` mode allows when no rule decides.
 
 use super::words::Word;
+use super::wrappers::is_assignment;
+
+/// Variables whose value changes what a later command runs or how the shell reads it.
+const PROGRAM_VARIABLES: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "IFS",
+    "PS4",
+    "PS0",
+    "PS1",
+    "PROMPT_COMMAND",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "GLOBIGNORE",
+    "CDPATH",
+    "BASH_LOADABLES_PATH",
+    "EXECIGNORE",
+    "HOME",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "NODE_OPTIONS",
+    "PERL5OPT",
+    "RUBYOPT",
+    "GIT_DIR",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_EXEC_PATH",
+    "GIT_SSH_COMMAND",
+    "GIT_PAGER",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+];
+
+/// Whether `NAME=value` changes nothing a later command runs.
+fn harmless_assignment(text: &str) -> bool {
+    let name = text
+        .split('=')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('+');
+    !(PROGRAM_VARIABLES.contains(&name)
+        || name.starts_with("LD_")
+        || name.starts_with("DYLD_")
+        || name.starts_with("GIT_CONFIG")
+        || name.starts_with("BASH_FUNC"))
+}
 
 /// Whether a simple command's words are in the read-only command set (SPEC §4
 /// "Defaults"): `ls`, `pwd`, `cd`, `echo`, `cat`, `head`, `tail`, `wc`, `grep`,
 /// `rg`, `find` without actions that run or delete, `which`, `file`, `stat`,
 /// `tree`, and `git status|log|diff|show|branch` without writing options.
 pub(super) fn is_read_only(words: &[Word]) -> bool {
+    // Assignments run nothing, save those that change what runs (`PATH=.`,
+    // `LD_PRELOAD=...`, `BASH_ENV=...`).
+    let assigned = words.iter().take_while(|w| is_assignment(w)).count();
+    if words
+        .iter()
+        .take(assigned)
+        .any(|w| w.dynamic || !harmless_assignment(&w.text))
+    {
+        return false;
+    }
+    let words = words.get(assigned..).unwrap_or_default();
+    if words.is_empty() {
+        return assigned > 0;
+    }
     let Some((first, rest)) = words.split_first() else {
         return false;
     };
@@ -122,7 +183,8 @@ mod tests {
             "git diff --output=x",
             "rg --pre sh x",
             "/tmp/ls",
-            "FOO=1 ls",
+            "PATH=. ls",
+            "LD_PRELOAD=/tmp/x.so ls",
             "echo 'x",
             "tree -o out",
             "echo $(rm x)",

@@ -74,6 +74,8 @@ pub struct Bases {
     /// Whether the part may also run somewhere not known before the shell runs
     /// (`cd $X`, `cd -`, a `cd` in a loop).
     pub unknown: bool,
+    /// The directories the last `cd` left (`$OLDPWD`, `~-`), when one ran for sure.
+    pub old: Option<Vec<String>>,
 }
 
 impl Default for Bases {
@@ -81,6 +83,7 @@ impl Default for Bases {
         Bases {
             dirs: vec![String::new()],
             unknown: false,
+            old: None,
         }
     }
 }
@@ -102,6 +105,9 @@ impl Bases {
     }
 
     fn cd(&mut self, target: Option<&Word>, certain_to_run: bool) {
+        // Where `cd -` and `~-` lead afterwards: known when the `cd` surely ran.
+        let before = self.dirs.clone();
+        self.old = (certain_to_run && !self.unknown).then_some(before);
         match target {
             Some(w) if !w.dynamic && w.text != "-" => {
                 let moved: Vec<String> =
@@ -157,6 +163,9 @@ pub struct SimpleCommand {
     /// Whether it runs at some later time (a function body), where any variable may
     /// have changed.
     pub(super) late: bool,
+    /// Whether it runs something not known before the shell runs beyond its words:
+    /// arithmetic that reads a value which may be code.
+    pub(super) runs_unknown: bool,
 }
 
 /// Why a command could not be parsed with confidence.
@@ -414,6 +423,12 @@ pub(super) struct Walker<'c> {
     pub(super) late: bool,
     /// Whether some expansion looked at the file system (a glob).
     pub(super) looked_at_files: bool,
+    /// Whether arithmetic in the current command reads a value that may be code (an
+    /// unknown variable: `(( $NOPE ))`, `a[$(cmd)]` held in a variable).
+    pub(super) arith_unknown: bool,
+    /// The variables `declare -i` made integers: what is assigned to them is
+    /// arithmetic.
+    integers: std::collections::BTreeSet<String>,
     bases: Bases,
     /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
     repeated: usize,
@@ -435,6 +450,8 @@ impl<'c> Walker<'c> {
             var_flow: 0,
             late: false,
             looked_at_files: false,
+            arith_unknown: false,
+            integers: std::collections::BTreeSet::new(),
             bases,
             repeated: 0,
             uncertain_flow: 0,
@@ -480,6 +497,7 @@ impl<'c> Walker<'c> {
         self.bases.unknown |= inner.bases.unknown;
         self.bases.tidy();
         self.looked_at_files |= inner.looked_at_files;
+        self.arith_unknown |= inner.arith_unknown;
         self.out.append(&mut inner.out);
     }
 
@@ -551,7 +569,10 @@ impl<'c> Walker<'c> {
                 self.var_flow -= 1;
                 self.late = late;
             }
-            ast::Command::ExtendedTest(e) => self.extended_test(e),
+            ast::Command::ExtendedTest(e) => {
+                self.extended_test(e);
+                self.arith_command("[[ ... ]]");
+            }
         }
     }
 
@@ -584,10 +605,31 @@ impl<'c> Walker<'c> {
                 let w = self.word(&w.value);
                 self.subscripts(&w);
             }
-            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+            ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
+                use ast::BinaryPredicate as P;
+                let arithmetic = matches!(
+                    op,
+                    P::ArithmeticEqualTo
+                        | P::ArithmeticNotEqualTo
+                        | P::ArithmeticLessThan
+                        | P::ArithmeticLessThanOrEqualTo
+                        | P::ArithmeticGreaterThan
+                        | P::ArithmeticGreaterThanOrEqualTo
+                );
                 for w in [a, b] {
                     let w = self.word(&w.value);
                     self.subscripts(&w);
+                    if arithmetic {
+                        // Each operand's value is an arithmetic expression.
+                        match self.fields(&w) {
+                            Some(values) => {
+                                for v in values {
+                                    self.arithmetic(&v);
+                                }
+                            }
+                            None => self.arith_unknown = true,
+                        }
+                    }
                 }
             }
         }
@@ -596,7 +638,8 @@ impl<'c> Walker<'c> {
     fn compound(&mut self, cc: &ast::CompoundCommand) {
         match cc {
             ast::CompoundCommand::Arithmetic(a) => {
-                self.scan(&a.expr.value);
+                self.arithmetic(&a.expr.value);
+                self.arith_command(&format!("(( {} ))", a.expr.value));
                 // The parser reads `( (cmd) )` as the arithmetic `((cmd))`; the shell
                 // runs nested subshells. Where the text has a `(` and another `(`
                 // apart, the expression is also walked as commands.
@@ -614,8 +657,9 @@ impl<'c> Walker<'c> {
                     .into_iter()
                     .flatten()
                 {
-                    self.scan(&e.value);
+                    self.arithmetic(&e.value);
                 }
+                self.arith_command("for (( ... ))");
                 self.looped(|w| w.list(&f.body.0));
             }
             ast::CompoundCommand::BraceGroup(b) => self.list(&b.0),
@@ -686,6 +730,20 @@ impl<'c> Walker<'c> {
 
     /// Walks a loop body: once, and once more when the first pass set a variable (a
     /// later round sees what an earlier one set).
+    /// Where arithmetic outside a simple command (`(( ))`, `for (( ))`) read a value
+    /// that may be code, a part of its own that runs something unknown.
+    fn arith_command(&mut self, raw: &str) {
+        if std::mem::take(&mut self.arith_unknown) {
+            self.out.push(SimpleCommand {
+                words: vec![Word::literal("((")],
+                raw: raw.to_owned(),
+                bases: self.bases.clone(),
+                runs_unknown: true,
+                ..SimpleCommand::default()
+            });
+        }
+    }
+
     fn looped(&mut self, f: impl Fn(&mut Self)) {
         self.repeated += 1;
         self.uncertain_flow += 1;
@@ -698,6 +756,86 @@ impl<'c> Walker<'c> {
         self.repeated -= 1;
         self.uncertain_flow -= 1;
         self.var_flow -= 1;
+    }
+
+    /// Arithmetic is code (SPEC §4): the substitutions in `expr` are walked, and every
+    /// variable it reads is read as arithmetic in its turn (a value `a[$(cmd)]`
+    /// runs `cmd`); a variable whose value is not known may be such code, so the
+    /// command is marked as running something unknown. A variable the expression
+    /// assigns (`i=0`, `i++`) holds a number from then on.
+    pub(super) fn arithmetic(&mut self, expr: &str) {
+        self.arithmetic_at(expr, 0);
+    }
+
+    fn arithmetic_at(&mut self, expr: &str, depth: usize) {
+        self.scan(expr);
+        if depth > 8 {
+            self.arith_unknown = true;
+            return;
+        }
+        let bytes: Vec<char> = expr.chars().collect();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes.get(i).copied().unwrap_or(' ');
+            if c.is_ascii_digit() {
+                // A number, in any base (`0x1f`, `2#101`, `64#z_`).
+                while bytes
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '#' | '_' | '@'))
+                {
+                    i += 1;
+                }
+                continue;
+            }
+            if !(c.is_ascii_alphabetic() || c == '_') {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while bytes
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                i += 1;
+            }
+            let name: String = bytes.get(start..i).unwrap_or_default().iter().collect();
+            let after: String = bytes.get(i..).unwrap_or_default().iter().collect();
+            let after = after.trim_start();
+            let before: String = bytes.get(..start).unwrap_or_default().iter().collect();
+            let assigns = (after.starts_with('=') && !after.starts_with("=="))
+                || [
+                    "++", "--", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=",
+                ]
+                .iter()
+                .any(|op| after.starts_with(op))
+                || before.trim_end().ends_with("++")
+                || before.trim_end().ends_with("--");
+            let value = {
+                let scope = self.scope();
+                match self.vars.get(&name) {
+                    Some(Var::Number) => Some(Vec::new()),
+                    _ => super::expand::lookup(&name, &scope),
+                }
+            };
+            match value {
+                Some(values) => {
+                    for v in values {
+                        if v.chars()
+                            .any(|c| c.is_ascii_alphabetic() || c == '_' || c == '[')
+                        {
+                            self.arithmetic_at(&v, depth + 1);
+                        }
+                    }
+                }
+                // `i=0`, `i++`: what it held is never read as code... except by
+                // `i++` itself, which reads it first; an unknown `i` there is code.
+                None if assigns && after.starts_with('=') => {}
+                None => self.arith_unknown = true,
+            }
+            if assigns && !self.late {
+                self.vars.insert(name, Var::Number);
+            }
+        }
     }
 
     /// The scope a word of the current command is expanded in.
@@ -748,17 +886,7 @@ impl<'c> Walker<'c> {
                         self.looked_at_files |= e.looked_at_files;
                         e.alternatives
                             .into_iter()
-                            .map(|fields| {
-                                fields
-                                    .into_iter()
-                                    .map(|t| Word {
-                                        text: t,
-                                        dynamic: false,
-                                        quoted: true,
-                                        segs: Vec::new(),
-                                    })
-                                    .collect()
-                            })
+                            .map(|fields| fields.into_iter().map(Word::literal).collect())
                             .collect()
                     }
                     None => vec![vec![w.clone()]],
@@ -836,6 +964,63 @@ impl<'c> Walker<'c> {
                 }
             };
             self.set_var(&name, var);
+        }
+    }
+
+    /// `declare -i NAME` makes later assignments to NAME arithmetic; an assignment to
+    /// an integer variable is read as arithmetic.
+    fn integer_assignments(&mut self, words: &[Word]) {
+        let program = words.iter().position(|w| !is_assignment(w));
+        if let Some(i) = program {
+            let p = words.get(i).map(|w| w.text.as_str()).unwrap_or_default();
+            let args = words.get(i + 1..).unwrap_or_default();
+            if matches!(p, "declare" | "typeset" | "local" | "export" | "readonly")
+                && args
+                    .iter()
+                    .any(|a| a.text.starts_with('-') && a.text.contains('i'))
+            {
+                for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                    let name = a.text.split('=').next().unwrap_or_default().to_owned();
+                    self.integers.insert(name);
+                    if let Some((_, v)) = a.text.split_once('=') {
+                        self.arithmetic(v);
+                    }
+                }
+            }
+        }
+        for w in words.iter().take(program.unwrap_or(words.len())) {
+            if let Some((name, _)) = w.text.split_once('=') {
+                if self.integers.contains(name.trim_end_matches('+')) {
+                    match self.fields(&Word {
+                        dynamic: w.dynamic,
+                        segs: split_assignment(w).map(|(_, v, _)| v).unwrap_or_default(),
+                        ..Word::literal(w.text.split_once('=').map_or("", |(_, v)| v))
+                    }) {
+                        Some(values) => {
+                            for v in values {
+                                self.arithmetic(&v);
+                            }
+                        }
+                        None => self.arith_unknown = true,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prompt strings the shell expands later (`PS0`, `PS1`, `PS2`, `PS4` with `set
+    /// -x`) are searched for substitutions; `PROMPT_COMMAND` is a command.
+    fn prompt_strings(&mut self, words: &[Word]) {
+        for w in words {
+            let text = w.text.strip_prefix("export ").unwrap_or(&w.text);
+            let Some((name, value)) = text.split_once('=') else {
+                continue;
+            };
+            match name {
+                "PS0" | "PS1" | "PS2" | "PS3" | "PS4" => self.scan(value),
+                "PROMPT_COMMAND" => self.nested(value),
+                _ => {}
+            }
         }
     }
 
@@ -925,7 +1110,28 @@ impl<'c> Walker<'c> {
                 self.subscripts(w);
             }
         }
+        // `let` evaluates its arguments; an `declare -i` variable's value too.
+        if cmd
+            .words
+            .iter()
+            .find(|w| !is_assignment(w))
+            .is_some_and(|p| p.text == "let")
+        {
+            for w in cmd.words.clone().iter().skip(1) {
+                match self.fields(w) {
+                    Some(values) => {
+                        for v in values {
+                            self.arithmetic(&v);
+                        }
+                    }
+                    None => self.arith_unknown = true,
+                }
+            }
+        }
+        self.integer_assignments(&cmd.words);
+        self.prompt_strings(&cmd.words);
         cmd.expanded = self.expand_command(&cmd.words);
+        cmd.runs_unknown = std::mem::take(&mut self.arith_unknown);
         cmd.vars = Arc::new(self.vars.clone());
         cmd.late = self.late;
         self.track_vars(&cmd.words);
@@ -967,7 +1173,10 @@ impl<'c> Walker<'c> {
                     self.bases.cd(target, certain);
                 }
             }
-            "popd" => self.bases.unknown = true,
+            "popd" => {
+                self.bases.unknown = true;
+                self.bases.old = None;
+            }
             _ => {}
         }
     }

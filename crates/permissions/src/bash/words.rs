@@ -116,6 +116,13 @@ impl Walker<'_> {
                         .and_then(|s| s.strip_suffix('}'))
                         .unwrap_or_default();
                     self.scan(inner);
+                    // `${a[i]}`: an indexed array's subscript is arithmetic.
+                    if let Some((_, sub)) = inner.split_once('[') {
+                        let sub = sub.rsplit_once(']').map_or(sub, |(s, _)| s);
+                        if !matches!(sub, "@" | "*") {
+                            self.arithmetic(sub);
+                        }
+                    }
                 }
                 WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                     w.dynamic = true;
@@ -134,8 +141,8 @@ impl Walker<'_> {
                 WordPiece::ArithmeticExpression(a) => {
                     w.dynamic = true;
                     w.text.push_str(&format!("$(({}))", a.value));
-                    w.segs.push(Seg::Unknown);
-                    self.scan(&a.value);
+                    w.segs.push(Seg::Arith);
+                    self.arithmetic(&a.value);
                 }
             }
         }
@@ -151,11 +158,96 @@ impl Walker<'_> {
             self.fail(SplitError::TooDeep);
             return;
         }
-        let quoted = format!("\"{}\"", text.replace('"', "\\\""));
         self.depth += 1;
-        let _ = self.word(&quoted);
+        for sub in substitutions(text) {
+            match sub {
+                Sub::Command(c) => self.nested(c),
+                Sub::Arithmetic(a) => self.arithmetic(a),
+                Sub::Parameter(p) => self.scan(p),
+            }
+        }
         self.depth -= 1;
     }
+}
+
+/// A substitution found in text.
+enum Sub<'t> {
+    /// `$(...)` or a backquoted command.
+    Command(&'t str),
+    /// `$((...))`.
+    Arithmetic(&'t str),
+    /// `${...}`.
+    Parameter(&'t str),
+}
+
+/// The substitutions in text expanded like a double-quoted string, outermost first;
+/// an unterminated one runs to the end of the text.
+fn substitutions(text: &str) -> Vec<Sub<'_>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b.get(i) {
+            Some(b'\\') => i += 2,
+            Some(b'`') => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b.get(j) != Some(&b'`') {
+                    j += if b.get(j) == Some(&b'\\') { 2 } else { 1 };
+                }
+                out.push(Sub::Command(
+                    text.get(start..j.min(b.len())).unwrap_or_default(),
+                ));
+                i = j + 1;
+            }
+            Some(b'$') if b.get(i + 1) == Some(&b'(') && b.get(i + 2) == Some(&b'(') => {
+                let start = i + 3;
+                let end = closing(b, start, b'(', b')');
+                let inner = text.get(start..end).unwrap_or_default();
+                out.push(Sub::Arithmetic(inner.strip_suffix(')').unwrap_or(inner)));
+                i = end + 1;
+            }
+            Some(b'$') if b.get(i + 1) == Some(&b'(') => {
+                let start = i + 2;
+                let end = closing(b, start, b'(', b')');
+                out.push(Sub::Command(text.get(start..end).unwrap_or_default()));
+                i = end + 1;
+            }
+            Some(b'$') if b.get(i + 1) == Some(&b'{') => {
+                let start = i + 2;
+                let end = closing(b, start, b'{', b'}');
+                out.push(Sub::Parameter(text.get(start..end).unwrap_or_default()));
+                i = end + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The index of the `close` that matches an `open` just before `start` (quotes and
+/// escapes followed), or the text's end.
+fn closing(b: &[u8], start: usize, open: u8, close: u8) -> usize {
+    let mut depth = 1usize;
+    let (mut single, mut double) = (false, false);
+    let mut j = start;
+    while let Some(&c) = b.get(j) {
+        match c {
+            b'\\' if !single => j += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            c if c == open && !single && !double => depth += 1,
+            c if c == close && !single && !double => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
 }
 
 /// Appends literal text to a word's pieces (`active` when unquoted).

@@ -600,7 +600,10 @@ fn option_value(args: &[Word], short: char, long: &str) -> Option<Option<(String
         }
         if let Some(flags) = t.strip_prefix('-') {
             if let Some(at) = flags.find(short) {
-                if flags.get(..at).is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic())) {
+                if flags
+                    .get(..at)
+                    .is_some_and(|f| f.chars().all(|c| c.is_ascii_alphabetic()))
+                {
                     let attached = flags.get(at + short.len_utf8()..).unwrap_or_default();
                     if !attached.is_empty() {
                         return Some(Some((attached.to_owned(), w.dynamic)));
@@ -734,7 +737,9 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
             while let Some((i, w)) = it.next() {
                 let t = w.text.as_str();
                 if t.starts_with('-') {
-                    if t.len() == 2 && "BbcDEeFIiJLlmOopQRSWw".contains(t.get(1..).unwrap_or_default()) {
+                    if t.len() == 2
+                        && "BbcDEeFIiJLlmOopQRSWw".contains(t.get(1..).unwrap_or_default())
+                    {
                         let _ = it.next();
                     }
                     continue;
@@ -918,21 +923,33 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
         .iter()
         .find(|(n, _)| *n == family || *n == name)
     {
-        for (i, a) in args.iter().enumerate() {
-            let t = a.text.as_str();
-            let attached = opts
-                .iter()
-                .filter(|o| o.len() == 2 && o.starts_with('-'))
-                .find_map(|o| t.strip_prefix(o).filter(|r| !r.is_empty()));
-            if let Some(code) = attached {
-                return Some(code_words(code));
-            }
-            if opts.contains(&t) {
-                let code = args.get(i + 1).map(|w| w.text.as_str()).unwrap_or_default();
-                return Some(code_words(code));
+        for opt in *opts {
+            let value = match opt.strip_prefix("--") {
+                Some(long) => option_value(args, '\u{0}', long),
+                None => match opt.strip_prefix('-').map(|o| o.chars().collect::<Vec<_>>()) {
+                    Some(letters) if letters.len() == 1 => {
+                        option_value(args, letters.first().copied().unwrap_or('c'), "")
+                    }
+                    // `-Command`, `eval`: a word of its own.
+                    _ => args
+                        .iter()
+                        .position(|a| a.text == *opt)
+                        .map(|i| args.get(i + 1).map(|w| (w.text.clone(), w.dynamic))),
+                },
+            };
+            if let Some(v) = value {
+                return Some(code_words(&v.map(|(c, _)| c).unwrap_or_default()));
             }
         }
-        return None;
+        // No script named, or `-`: the code comes from standard input.
+        let informational = args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "--version" | "-V" | "--help" | "-h" | "-v"));
+        let script = args
+            .iter()
+            .find(|a| !a.text.starts_with('-') || a.text == "-");
+        let from_stdin = script.is_none_or(|s| STDIN_PATHS.contains(&s.text.as_str()));
+        return (from_stdin && !informational).then(Vec::new);
     }
     match name {
         "source" | "." => {
