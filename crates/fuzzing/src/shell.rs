@@ -1,7 +1,7 @@
 //! The shell splitter (`permissions::bash`) as `decide` meets it.
 
 use fnhooks::Decision;
-use permissions::bash::{basename, parse_command, split};
+use permissions::bash::{basename, parse_command_in, split, ShellContext};
 use permissions::{decide, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::json;
 
@@ -13,11 +13,14 @@ use crate::{shown, Outcome, MAX_INPUT};
 /// `Bash(rm:*)`.
 ///
 /// The oracle:
-/// - `decide` (and `permissions::bash::parse_command` and `split`) do not
+/// - `decide` (and `permissions::bash::parse_command_in` and `split`) do not
 ///   panic;
 /// - a command that cannot be parsed is never allowed: when
-///   `parse_command` says it is not `certain`, or `split` refuses it, the
+///   `parse_command` says it was not `parsed`, or `split` refuses it, the
 ///   verdict is not `allow`;
+/// - what the core cannot see never gets past the deny rule (SPEC §4
+///   **\[decision, revised\]**): a part that may run any program
+///   (`runs_anything`) meets `Bash(rm:*)`, so the verdict is not `allow`;
 /// - an allowed command runs no `rm`: when the verdict is `allow`, no part of
 ///   the parsed command has `rm` as its program (by basename), neither as its
 ///   first word (past leading `NAME=value` assignments) nor as the first
@@ -45,14 +48,23 @@ pub fn shell_split(data: &[u8]) -> Outcome {
         },
         &facts,
     );
-    let parsed = parse_command(command);
+    // The command as `decide` sees it in this session.
+    let ctx = ShellContext::new(facts.cwd.as_path(), facts.home.as_path(), None);
+    let parsed = parse_command_in(command, &ctx);
     let refused = split(command).err();
     if verdict.decision != Decision::Allow {
         return Ok(());
     }
-    if !parsed.certain {
+    if !parsed.parsed {
         return Err(format!(
-            "a command parse_command cannot parse with confidence is allowed (rule {:?}): {}",
+            "a command parse_command cannot parse is allowed (rule {:?}): {}",
+            verdict.rule,
+            shown(command)
+        ));
+    }
+    if parsed.parts.iter().any(|p| p.runs_anything) {
+        return Err(format!(
+            "a command that may run any program is allowed under a Bash(rm:*) deny (rule {:?}): {}",
             verdict.rule,
             shown(command)
         ));

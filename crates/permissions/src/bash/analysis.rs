@@ -10,12 +10,12 @@
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars};
 use super::file_commands::{file_words, folder_reads};
 use super::parts::{FileArg, ParsedCommand, Part, WriteTarget};
-use super::read_only::is_read_only;
+use super::read_only::{is_read_only, FIND_ACTIONS};
 use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
 use super::words::{basename, join, Word};
 use super::wrappers::{
-    inline_code, inner_command, is_assignment, is_keyword, mark_replaced, runs_unknown_code,
-    strip_step, words_change_dir, Inner,
+    final_words, inline_code, inner_command, is_assignment, is_keyword, mark_replaced,
+    runs_unknown_code, strip_step, strip_steps, words_change_dir, Inner,
 };
 
 /// Parses and analyses `command` (SPEC §4 "Compound shell commands") with nothing
@@ -147,18 +147,6 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
     }
 }
 
-/// The words past every stripping step.
-fn final_words(words: &[Word]) -> &[Word] {
-    let mut rest = words;
-    while let Some(n) = strip_step(rest, false) {
-        if n == 0 {
-            break;
-        }
-        rest = rest.get(n..).unwrap_or_default();
-    }
-    rest
-}
-
 fn analyse(simple: &SimpleCommand, depth: usize, ctx: &ShellContext, parsed: &mut ParsedCommand) {
     let scope = Scope {
         ctx,
@@ -283,11 +271,8 @@ fn analyse_words(
         (simple.raw.clone(), raw_guard(words, &simple.raw)),
     ];
     let mut rest: &[Word] = words;
-    while let Some(n) = strip_step(rest, true) {
-        if n == 0 {
-            break;
-        }
-        rest = rest.get(n..).unwrap_or_default();
+    for (_, after) in strip_steps(words, true) {
+        rest = after;
         allow.push((join(rest), allow_guard(rest)));
     }
     // A program word only known at run time, or one holding whitespace (`rm\ -rf`
@@ -413,17 +398,8 @@ fn analyse_words(
 /// Whether a stripping step of `words` is `xargs` without `-I` (its input becomes
 /// arguments of the command).
 fn fed_by_xargs(words: &[Word]) -> bool {
-    let mut rest = words;
-    while let Some(n) = strip_step(rest, false) {
-        if n == 0 {
-            break;
-        }
-        if rest.first().is_some_and(|w| basename(&w.text) == "xargs") {
-            return true;
-        }
-        rest = rest.get(n..).unwrap_or_default();
-    }
-    false
+    strip_steps(words, false)
+        .any(|(step, _)| step.first().is_some_and(|w| basename(&w.text) == "xargs"))
 }
 
 /// Whether the program past every wrapper removes its path arguments (`rm`, `rmdir`).
@@ -433,26 +409,17 @@ fn removes(stripped: &[Word]) -> bool {
         .is_some_and(|w| matches!(basename(&w.text), "rm" | "rmdir"))
 }
 
-/// The find actions that run, delete or write: a `find` with one is never allowed by
-/// a prefix rule.
-const FIND_ACTIONS: &[&str] = &[
-    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
-];
-
 /// How many leading characters of `join(words)` an allow rule's literal text must
 /// spell out (see [`Part::allow_guards`]): through the program's name when a wrapper
 /// comes before it, the whole form for a `find` that runs, deletes or writes.
 fn allow_guard(words: &[Word]) -> usize {
     let mut rest = words;
     let mut wrapped = false;
-    while let Some(n) = strip_step(rest, false) {
-        if n == 0 {
-            break;
-        }
-        wrapped |= rest
+    for (step, after) in strip_steps(words, false) {
+        wrapped |= step
             .first()
             .is_some_and(|w| !is_assignment(w) && (w.quoted || !is_keyword(&w.text)));
-        rest = rest.get(n..).unwrap_or_default();
+        rest = after;
     }
     let whole = || join(words).chars().count();
     let find_action = rest.first().is_some_and(|w| basename(&w.text) == "find")

@@ -20,10 +20,18 @@
 //! targets, become [`FileArg`]s, with the directories a `cd` earlier in the command
 //! may have moved to.
 //!
+//! Words are expanded as the shell would in the session ([`parse_command_in`] with a
+//! [`ShellContext`]: tilde forms, `$HOME`/`$PWD`, variables set earlier in the command
+//! or in the session's environment, braces, globs against the file system), and each
+//! value a part may take becomes a part of its own; what stays unknown makes its part
+//! uncertain ([`ParsedCommand::certain`], SPEC §4 **\[decision\]** "What the core
+//! cannot see, it never lets through").
+//!
 //! A command that cannot be parsed is still met by deny and ask rules through a
-//! coarse fallback split, but [`ParsedCommand::certain`] is `false`: no rule and no
-//! mode default allows it. [`parse_command_cached`] memoizes whole parses in a
-//! bounded LRU keyed by the command string.
+//! coarse fallback split, but [`ParsedCommand::parsed`] is `false`: it may run
+//! anything, and no rule and no mode default allows it. [`parse_command_cached_in`]
+//! memoizes whole parses in a bounded LRU keyed by the command string and what
+//! expansion reads of the session (a parse that globbed is not kept).
 //!
 //! One concern a file:
 //!

@@ -44,18 +44,20 @@ pub struct Part {
     /// Whether the part is a common filesystem command `acceptEdits` mode accepts in
     /// the working directories (`mkdir`, `touch`, `mv`, `cp`; reference §3.4).
     pub edits_files: bool,
-    /// Whether what the part runs is known only when the shell runs (see
-    /// [`ParsedCommand::certain`] for the cases); such a part makes its whole
-    /// command uncertain.
+    /// Whether what the part runs, or a path it touches, is known only when the shell
+    /// runs (see [`ParsedCommand::certain`] for the cases); such a part makes its
+    /// whole command uncertain.
     pub uncertain: bool,
-    /// Whether the program the part runs is itself unknown (`$X`, `$(printf r)m`, a
-    /// word `xargs -I` replaces, a shell fed code on its standard input): it may be
-    /// any program, so it meets every `Bash` deny and ask rule (SPEC §4 "What the
-    /// core cannot see").
+    /// Whether the part may run any program (its program word unknown, code fed on
+    /// standard input, inline interpreter code, a sourced file, arithmetic reading an
+    /// unknown value): it meets every `Bash` deny and ask rule (SPEC §4 "What the
+    /// core cannot see": an unknown program meets every `Bash` rule its words may
+    /// spell).
     pub runs_anything: bool,
     /// The words of code the part runs that the core does not read as shell (inline
-    /// interpreter code, a sourced file's name): an uncertain part meets every
-    /// `Bash` deny and ask rule whose command word is among them (SPEC §4).
+    /// interpreter code, a sourced file's name, an `awk` or `sed` program that runs
+    /// commands), lowercased: a `Bash` rule whose command word is among them is
+    /// named before the others an uncertain part meets (SPEC §4).
     pub code_words: Vec<String>,
 }
 
@@ -144,37 +146,38 @@ pub struct ParsedCommand {
     /// Every file the command reads or writes that the core recognises: redirect
     /// targets (`/dev/null` excepted) and the path arguments of file commands.
     pub files: Vec<FileArg>,
-    /// Whether the command was parsed with confidence. When `false`, no rule and no
-    /// mode default allows it: at least a plain ask in every mode,
-    /// `bypassPermissions` included; deny and ask rules still meet every part
-    /// found.
+    /// Whether the core can see everything the command runs and touches: it was
+    /// parsed, and after expansion as the shell would do it in the session
+    /// (`super::expand`) no part runs something known only at run time and no path is
+    /// unknown.
     ///
-    /// **\[decision\]** (SPEC §4: "a command that cannot be parsed is never allowed
-    /// by a rule"; issue #3: no shell trick dodges the rules). Besides a command the
-    /// parser refuses, a command is uncertain when one of its parts runs something
-    /// known only at run time, which no deny or ask rule can be shown not to match:
+    /// **\[decision, revised\]** SPEC §4 "What the core cannot see, it never lets
+    /// through". A part is uncertain ([`Part::uncertain`]) when what it runs stays
+    /// unknown after expansion:
     ///
-    /// - a program word (past wrappers and assignments) holding an expansion, a
-    ///   command substitution, a glob or a brace expansion (`$X`, `"$f"`,
-    ///   `$(echo rm)`, `` `printf rm` ``, `${CMD:-rm}`, `r${EMPTY}m`,
-    ///   `{rm,-rf,build}`, `/bin/r?`, `/bin/r[m]`, `rm${IFS}-rf`), or a word that
-    ///   `xargs -I` replaces;
-    /// - a shell fed code on its standard input: `sh`, `bash -s`, `… | sh`,
-    ///   `sh <<EOF`, `bash <<< '…'` (a here-document's or here-string's text is still
-    ///   parsed, so deny and ask rules meet it);
-    /// - `eval` (its arguments are still parsed);
-    /// - `source`/`.` of a process substitution, an expansion or standard input;
-    /// - a `-c` string that is not a plain word (`sh -c "$X"`, `sh -c '{}'` under
-    ///   `xargs -I{}`), `env -S`.
+    /// - its program word ([`Part::runs_anything`]): a command substitution, an
+    ///   unknown variable, a glob the core cannot expand (`$(printf r)m`, `$X`,
+    ///   `${CMD:-rm}` with `CMD` unknown), a word `xargs -I` replaces, a shell or
+    ///   interpreter fed code on its standard input (`… | sh`, `bash <<< '…'`,
+    ///   `python3 -`), `sudo -s`/`su`/`script` reading a shell from standard input,
+    ///   `sh -c "$X"`, arithmetic that reads a variable whose value is unknown (it may
+    ///   hold `a[$(cmd)]`);
+    /// - code the core does not read as shell: inline interpreter code (`python -c`,
+    ///   `perl -e`, `node -e`, ...), `source`/`.` of a file, an `awk` program with
+    ///   `system`, a `sed` script with `e` ([`Part::code_words`] holds its words): it
+    ///   may run any program and read or write any file;
+    /// - a path argument or redirect target that stays unknown (`cat $NOPE`, `cd $D &&
+    ///   cat key`, a relative glob where the working folder does not exist, paths
+    ///   `xargs` reads from standard input): [`FileArg::resolvable`] is `false`.
     ///
-    /// **\[decision, revised\]** (SPEC §4 "What the core cannot see, it never lets
-    /// through"): an uncertain part or path is judged as meeting every deny and ask
-    /// rule it could meet ([`Part::runs_anything`], [`Part::code_words`], a path
-    /// that is not [`FileArg::resolvable`]); where one exists the verdict is an ask
-    /// naming it with `uncertain: true`. Where none could meet it, an allow rule
-    /// must cover its words as written and a mode may allow it, but the read-only
-    /// default never does. A command the parser refuses ([`ParsedCommand::parsed`]
-    /// `false`) is never allowed by a rule or a mode.
+    /// An uncertain command is judged as meeting every deny and ask rule an uncertain
+    /// part could meet (`crate::decide`): a program that may be anything every `Bash`
+    /// rule, an unknown path every `Read`/`Edit` rule of its kind. Where one exists
+    /// the verdict is an ask naming it with `uncertain: true`, whatever an allow rule
+    /// or a mode says. Where none could meet it, an allow rule must cover its words as
+    /// written and a mode may allow it, but the read-only default never does. A
+    /// command the parser refuses ([`ParsedCommand::parsed`] `false`) may run
+    /// anything, and is never allowed by a rule or a mode.
     pub certain: bool,
     /// Whether the shell parser accepted the command (else deny and ask rules meet
     /// the coarse split, and no rule and no mode allows it: SPEC §4 "a command that

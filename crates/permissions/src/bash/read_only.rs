@@ -4,6 +4,12 @@
 use super::words::Word;
 use super::wrappers::is_assignment;
 
+/// The find actions that run, delete or write: a `find` with one is not read-only,
+/// and never allowed by a prefix rule.
+pub(super) const FIND_ACTIONS: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
 /// Variables whose value changes what a later command runs or how the shell reads it.
 const PROGRAM_VARIABLES: &[&str] = &[
     "PATH",
@@ -86,20 +92,7 @@ pub(super) fn is_read_only(words: &[Word]) -> bool {
         "tree" => !args
             .iter()
             .any(|a| a.starts_with("-o") || a.starts_with("--output")),
-        "find" => !args.iter().any(|a| {
-            matches!(
-                *a,
-                "-exec"
-                    | "-execdir"
-                    | "-ok"
-                    | "-okdir"
-                    | "-delete"
-                    | "-fprint"
-                    | "-fprint0"
-                    | "-fprintf"
-                    | "-fls"
-            )
-        }),
+        "find" => !args.iter().any(|a| FIND_ACTIONS.contains(a)),
         "git" => git_read_only(&args),
         _ => false,
     }

@@ -11,7 +11,7 @@
 use super::expand::Seg;
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars, MAX_ALTERNATIVES};
 use super::words::Word;
-use super::wrappers::{is_assignment, strip_step};
+use super::wrappers::{final_words, is_assignment};
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, SourceInfo};
 use std::borrow::Cow;
@@ -1147,14 +1147,7 @@ impl<'c> Walker<'c> {
 
     /// Follows a `cd`/`pushd`/`popd` among `words` (past wrappers).
     fn track_cd(&mut self, words: &[Word]) {
-        let mut rest = words;
-        while let Some(n) = strip_step(rest, false) {
-            if n == 0 {
-                break;
-            }
-            rest = rest.get(n..).unwrap_or_default();
-        }
-        let Some((first, args)) = rest.split_first() else {
+        let Some((first, args)) = final_words(words).split_first() else {
             return;
         };
         let certain = self.uncertain_flow == 0;

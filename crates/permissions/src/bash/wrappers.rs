@@ -51,6 +51,18 @@ struct Wrapper {
     harmless: bool,
 }
 
+impl Wrapper {
+    /// The fields an entry of [`WRAPPERS`] does not spell out: no options with an
+    /// argument, no positional arguments before the command, and stripping it
+    /// changes what runs.
+    const DEFAULT: Wrapper = Wrapper {
+        name: "",
+        opts_with_arg: &[],
+        positional: 0,
+        harmless: false,
+    };
+}
+
 const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "timeout",
@@ -61,50 +73,45 @@ const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "time",
         opts_with_arg: &["-f", "--format", "-o", "--output"],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "nice",
         opts_with_arg: &["-n", "--adjustment"],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "nohup",
-        opts_with_arg: &[],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "stdbuf",
         opts_with_arg: &["-i", "-o", "-e", "--input", "--output", "--error"],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "command",
-        opts_with_arg: &[],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "builtin",
-        opts_with_arg: &[],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "noglob",
-        opts_with_arg: &[],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "env",
         opts_with_arg: &["-u", "--unset", "-C", "--chdir"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "sudo",
@@ -132,14 +139,12 @@ const WRAPPERS: &[Wrapper] = &[
             "-R",
             "--chroot",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "doas",
         opts_with_arg: &["-u", "-C"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "xargs",
@@ -162,14 +167,13 @@ const WRAPPERS: &[Wrapper] = &[
             "--eof",
             "--process-slot-var",
         ],
-        positional: 0,
         harmless: true,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "watch",
         opts_with_arg: &["-n", "--interval"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "ionice",
@@ -185,52 +189,41 @@ const WRAPPERS: &[Wrapper] = &[
             "-u",
             "--uid",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "setsid",
-        opts_with_arg: &[],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "flock",
         opts_with_arg: &["-w", "--timeout", "--wait", "-E", "--conflict-exit-code"],
         positional: 1,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "busybox",
-        opts_with_arg: &[],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "exec",
         opts_with_arg: &["-a"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     // Runners that run their arguments as a command (SPEC §4 "Programs that run
     // their arguments as a command are wrappers too").
     Wrapper {
         name: "chronic",
-        opts_with_arg: &[],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "unbuffer",
-        opts_with_arg: &[],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "pkexec",
         opts_with_arg: &["--user"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "nsenter",
@@ -248,14 +241,13 @@ const WRAPPERS: &[Wrapper] = &[
             "-N",
             "--net-socket",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "chroot",
         opts_with_arg: &["--userspec", "--groups"],
         positional: 1,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "runuser",
@@ -269,50 +261,42 @@ const WRAPPERS: &[Wrapper] = &[
             "-s",
             "--shell",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "taskset",
         opts_with_arg: &["-c", "--cpu-list"],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "unshare",
         opts_with_arg: &[
             "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "faketime",
-        opts_with_arg: &[],
         positional: 1,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "catchsegv",
-        opts_with_arg: &[],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "strace",
         opts_with_arg: &[
             "-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "ltrace",
         opts_with_arg: &[
             "-e", "-o", "-p", "-s", "-u", "-a", "-A", "-D", "-n", "-F", "-l", "-L", "-w",
         ],
-        positional: 0,
-        harmless: false,
+        ..Wrapper::DEFAULT
     },
 ];
 
@@ -361,15 +345,43 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     Some(i.min(words.len()))
 }
 
+/// The stripping steps of `words`, in order: each step's words and the words left
+/// after it ([`strip_step`]).
+pub(super) fn strip_steps(words: &[Word], harmless_only: bool) -> StripSteps<'_> {
+    StripSteps {
+        rest: words,
+        harmless_only,
+    }
+}
+
+/// The iterator of [`strip_steps`].
+pub(super) struct StripSteps<'w> {
+    rest: &'w [Word],
+    harmless_only: bool,
+}
+
+impl<'w> Iterator for StripSteps<'w> {
+    type Item = (&'w [Word], &'w [Word]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let n = strip_step(self.rest, self.harmless_only).filter(|n| *n > 0)?;
+        let (step, rest) = self.rest.split_at(n.min(self.rest.len()));
+        self.rest = rest;
+        Some((step, rest))
+    }
+}
+
+/// The words past every stripping step: what runs.
+pub(super) fn final_words(words: &[Word]) -> &[Word] {
+    strip_steps(words, false)
+        .last()
+        .map_or(words, |(_, rest)| rest)
+}
+
 /// Whether a wrapper among the leading words runs the command in another directory
 /// (`env -C`, `sudo -D`).
 pub(super) fn words_change_dir(words: &[Word]) -> bool {
-    let mut rest = words;
-    while let Some(n) = strip_step(rest, false) {
-        if n == 0 {
-            break;
-        }
-        let step = rest.get(..n).unwrap_or_default();
+    for (step, _) in strip_steps(words, false) {
         let name = step.first().map(|w| basename(&w.text)).unwrap_or_default();
         if matches!(name, "env" | "sudo")
             && step.iter().any(|w| {
@@ -378,7 +390,6 @@ pub(super) fn words_change_dir(words: &[Word]) -> bool {
         {
             return true;
         }
-        rest = rest.get(n..).unwrap_or_default();
     }
     false
 }
