@@ -50,8 +50,16 @@ pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
 
 /// Whether a command may change how the shell expands words for what follows:
 /// `shopt`, `set` (`-f`, `-o noglob`), `enable`, an assignment to `IFS`,
-/// `GLOBIGNORE`, `BASHOPTS` or `SHELLOPTS`, or code the core cannot read.
+/// `GLOBIGNORE`, `BASHOPTS` or `SHELLOPTS`, or code the core cannot read; or, where
+/// it globbed, whether it may create files before a glob is expanded (a part that is
+/// not read-only, a write): the glob's result as the file system stands now is then
+/// not what the shell will see (`ln -s /bin/rm rx; ./r? -rf build`).
 fn may_change_expansion(parsed: &ParsedCommand) -> bool {
+    let creates_files =
+        parsed.files.iter().any(|f| f.write) || parsed.parts.iter().any(|p| !p.writes_nothing);
+    if parsed.looked_at_files && creates_files {
+        return true;
+    }
     parsed.parts.iter().any(|p| {
         p.uncertain
             || p.words.iter().any(|w| {
@@ -139,6 +147,7 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             allow_guards: Vec::new(),
             allowable: false,
             read_only: false,
+            writes_nothing: false,
             edits_files: false,
             uncertain: true,
             runs_anything: true,
@@ -291,7 +300,10 @@ fn analyse_words(
     let mut bases = simple.bases.clone();
     bases.unknown |= chdir;
     let files_before = parsed.files.len();
-    for (word, write) in file_words(stripped) {
+    let paths = file_words(stripped);
+    // A file command whose paths it only reads creates nothing.
+    let only_reads = !paths.is_empty() && paths.iter().all(|(_, write)| !write);
+    for (word, write) in paths {
         let mut f = FileArg::new(word.text.clone(), write, word.dynamic, bases.clone());
         f.remove = remove && write;
         parsed.files.push(f);
@@ -352,6 +364,7 @@ fn analyse_words(
             allow_guards,
             allowable,
             read_only: read_only && !uncertain,
+            writes_nothing: (read_only || only_reads) && !runs_anything,
             edits_files,
             uncertain,
             runs_anything,

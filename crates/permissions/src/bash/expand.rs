@@ -46,7 +46,14 @@ pub struct ShellContext {
     /// it): an unquoted expansion's fields are then unknown.
     pub ifs_unknown: bool,
     users: OnceLock<Option<BTreeMap<String, String>>>,
+    /// The work spent expanding this command so far (words made, entries visited):
+    /// past [`MAX_COMMAND_EXPANSION`], every further expansion is unknown.
+    spent: std::cell::Cell<usize>,
 }
+
+/// How much expansion work one command may cost in all (words made and directory
+/// entries visited, over all its words).
+pub const MAX_COMMAND_EXPANSION: usize = 2 * MAX_EXPANSION;
 
 impl ShellContext {
     /// The context of a session in `cwd` with home `home` and environment `env`.
@@ -64,7 +71,15 @@ impl ShellContext {
             ifs_unknown: env.as_ref().is_some_and(|e| e.contains_key("IFS")),
             env,
             users: OnceLock::new(),
+            spent: std::cell::Cell::new(0),
         }
+    }
+
+    /// Spends `n` units of the command's expansion budget; `false` once it is gone.
+    fn spend(&self, n: usize) -> bool {
+        let total = self.spent.get().saturating_add(n);
+        self.spent.set(total);
+        total <= MAX_COMMAND_EXPANSION
     }
 
     /// A fingerprint of what expansion reads (for the parse memo's key).
@@ -125,6 +140,7 @@ impl ShellContext {
             globs: false,
             ifs_unknown: true,
             users: self.users.clone(),
+            spent: std::cell::Cell::new(0),
             ..self.clone()
         }
     }
@@ -209,10 +225,15 @@ pub(super) fn expand_word(segs: &[Seg], scope: &Scope<'_>, assignment: bool) -> 
     if atoms.len() > MAX_EXPANSION * 4 {
         return None;
     }
+    // What is left of the command's budget bounds this word's work too.
+    let left = MAX_COMMAND_EXPANSION.saturating_sub(scope.ctx.spent.get());
+    if left == 0 {
+        return None;
+    }
     let braced = if assignment {
         vec![atoms]
     } else {
-        let mut budget = MAX_EXPANSION;
+        let mut budget = MAX_EXPANSION.min(left);
         braces(&atoms, &mut budget)?
     };
     let mut out = Expanded {
@@ -239,12 +260,19 @@ pub(super) fn expand_word(segs: &[Seg], scope: &Scope<'_>, assignment: bool) -> 
                 }
             }
             total += expanded_fields.len().max(1);
-            if total > MAX_EXPANSION {
+            if total > MAX_EXPANSION || !scope.ctx.spend(expanded_fields.len().max(1)) {
                 return None;
             }
             word_alts.push(expanded_fields);
         }
-        // Brace words follow one another as fields; values are alternatives.
+        // Brace words follow one another as fields; values are alternatives. One
+        // value (the common case) extends every alternative in place.
+        if let [only] = word_alts.as_slice() {
+            for done in &mut out.alternatives {
+                done.extend(only.iter().cloned());
+            }
+            continue;
+        }
         let mut next = Vec::new();
         for done in &out.alternatives {
             for w in &word_alts {
@@ -792,7 +820,7 @@ fn glob(field: &[Atom], scope: &Scope<'_>) -> Option<Vec<String>> {
                 let mut names = Vec::new();
                 for entry in entries {
                     visited += 1;
-                    if visited > MAX_EXPANSION {
+                    if visited > MAX_EXPANSION || !scope.ctx.spend(1) {
                         return None;
                     }
                     let Ok(entry) = entry else { return None };

@@ -69,7 +69,7 @@ mod tests;
 
 pub use analysis::{parse_command, parse_command_in};
 pub use cache::{parse_command_cached, parse_command_cached_in, MEMO_CAPACITY};
-pub use expand::{ShellContext, MAX_EXPANSION};
+pub use expand::{ShellContext, MAX_COMMAND_EXPANSION, MAX_EXPANSION};
 pub use parts::{FileArg, ParsedCommand, Part, WriteTarget};
 pub use walker::{split, Bases, Redirect, RedirectKind, SimpleCommand, SplitError};
 pub use words::{basename, Word};

@@ -41,6 +41,10 @@ pub struct Part {
     /// "Defaults"); what it writes through redirects is in
     /// [`ParsedCommand::files`].
     pub read_only: bool,
+    /// Whether the part creates no file as far as the core can see: it is read-only,
+    /// or a file command that only reads its paths (`sort x`, `xxd x`); a glob
+    /// later in the command sees the file system as it stands only then (SPEC §4).
+    pub writes_nothing: bool,
     /// Whether the part is a common filesystem command `acceptEdits` mode accepts in
     /// the working directories (`mkdir`, `touch`, `mv`, `cp`; reference §3.4).
     pub edits_files: bool,

@@ -262,3 +262,25 @@ fn folders_read_whole() {
         .iter()
         .all(|f| !f.folder));
 }
+
+#[test]
+fn expansion_is_bounded_per_command() {
+    // Each word a range of 9,999: the first few expand, then the command's budget is
+    // spent and the rest stay unknown; the answer comes, and memory stays bounded.
+    let cmd = format!("cat{}", " {1..9999}".repeat(200));
+    let p = parse_command(&cmd);
+    assert!(!p.certain);
+    let words: usize = p.parts.iter().map(|part| part.words.len()).sum();
+    assert!(words <= super::MAX_COMMAND_EXPANSION + 400, "{words}");
+    assert!(p.files.iter().any(|f| f.dynamic));
+}
+
+#[test]
+fn counting_in_a_loop_is_no_code() {
+    let p = parse_command("n=0; for f in a b; do n=$((n+1)); done; echo $n");
+    assert!(p.certain, "{p:?}");
+    assert!(p.parts.iter().all(|part| !part.runs_anything));
+    // An unknown value read by arithmetic may be code.
+    let p = parse_command("n=$(cat f); (( n > 1 ))");
+    assert!(p.parts.iter().any(|part| part.runs_anything));
+}

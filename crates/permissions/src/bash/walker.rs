@@ -892,6 +892,13 @@ impl<'c> Walker<'c> {
                     None => vec![vec![w.clone()]],
                 }
             };
+            // One value (the common case): the words extend every alternative in place.
+            if let [only] = options.as_slice() {
+                for a in &mut alts {
+                    a.extend(only.iter().cloned());
+                }
+                continue;
+            }
             let mut next = Vec::new();
             for a in &alts {
                 for o in &options {
@@ -953,7 +960,16 @@ impl<'c> Walker<'c> {
             let Some((name, value, append)) = split_assignment(a) else {
                 continue;
             };
-            let var = if append {
+            let numeric = !value.is_empty()
+                && value.iter().all(|seg| match seg {
+                    Seg::Arith => true,
+                    Seg::Lit { text, .. } => text.chars().all(|c| c.is_ascii_digit()),
+                    _ => false,
+                })
+                && value.iter().any(|seg| matches!(seg, Seg::Arith));
+            let var = if numeric {
+                Var::Number
+            } else if append {
                 Var::Unknown
             } else {
                 match expand_word(&value, &self.scope(), true) {
@@ -1028,8 +1044,19 @@ impl<'c> Walker<'c> {
         if !super::expand::is_var_name(name) {
             return;
         }
+        let numeric = |vs: &[String]| {
+            vs.iter()
+                .all(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+        };
         let var = if self.late {
             Var::Unknown
+        } else if self.var_flow > 0 && var == Var::Number {
+            // A number, or what it held: still a number if that was one.
+            match self.vars.get(name) {
+                Some(Var::Number) => Var::Number,
+                Some(Var::Values(vs)) if numeric(vs) => Var::Number,
+                _ => Var::Unknown,
+            }
         } else if self.var_flow > 0 {
             // It may or may not have been set: its old value stays possible.
             let old = {
