@@ -671,17 +671,7 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
                     "--exclude-dir",
                 ],
             );
-            let pattern_given = has_flag(args, &['e', 'f'], &["regexp", "file"]);
-            let paths: Vec<Word> = ops
-                .into_iter()
-                .skip(usize::from(!pattern_given))
-                .cloned()
-                .collect();
-            if paths.is_empty() {
-                here()
-            } else {
-                paths
-            }
+            searched(args, ops, &["regexp", "file"])
         }
         "rg" | "ag" | "ack" => {
             let ops = operands(
@@ -704,17 +694,7 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
                     "--iglob",
                 ],
             );
-            let pattern_given = has_flag(args, &['e', 'f'], &["regexp", "file", "files"]);
-            let paths: Vec<Word> = ops
-                .into_iter()
-                .skip(usize::from(!pattern_given))
-                .cloned()
-                .collect();
-            if paths.is_empty() {
-                here()
-            } else {
-                paths
-            }
+            searched(args, ops, &["regexp", "file", "files"])
         }
         "find"
             if args
@@ -815,6 +795,22 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
         }
         "git" => git_reads(args),
         _ => Vec::new(),
+    }
+}
+
+/// The folders a search (`grep -r`, `rg`) reads: its operands past the pattern
+/// (none when `-e`/`-f` gives it), else the working folder.
+fn searched(args: &[Word], ops: Vec<&Word>, pattern_longs: &[&str]) -> Vec<Word> {
+    let pattern_given = has_flag(args, &['e', 'f'], pattern_longs);
+    let paths: Vec<Word> = ops
+        .into_iter()
+        .skip(usize::from(!pattern_given))
+        .cloned()
+        .collect();
+    if paths.is_empty() {
+        vec![Word::literal(".")]
+    } else {
+        paths
     }
 }
 
