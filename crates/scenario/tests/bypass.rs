@@ -39,6 +39,7 @@ const FAMILIES: &[&str] = &[
     "shell-folders",
     "shell-expansion",
     "shell-interpreters",
+    "shell-adversary",
 ];
 
 /// Runs every scenario of `examples/scenarios/bypass/<family>.json`.
@@ -149,6 +150,11 @@ fn bypass_shell_expansion() {
 #[test]
 fn bypass_shell_interpreters() {
     run_family("shell-interpreters");
+}
+
+#[test]
+fn bypass_shell_adversary() {
+    run_family("shell-adversary");
 }
 
 /// Every family file in the folder has its test above, and the corpus keeps at least

@@ -273,6 +273,24 @@ fn analyse_words(
         uncertain = true;
         runs_anything = true;
     }
+    // `echo rm -rf build | xargs env`: a wrapper handed its program by `xargs`.
+    let steps: Vec<(&[Word], &[Word])> = strip_steps(words, false).collect();
+    let handed_by_xargs = stripped.is_empty()
+        && steps
+            .iter()
+            .any(|(step, _)| step.first().is_some_and(|w| basename(&w.text) == "xargs"))
+        && steps
+            .last()
+            .is_some_and(|(step, _)| step.first().is_some_and(|w| basename(&w.text) != "xargs"));
+    if handed_by_xargs {
+        uncertain = true;
+        runs_anything = true;
+    }
+    // A program copied, linked or hashed under another name (`cp /usr/bin/rm ls`,
+    // `hash -p /usr/bin/rm ls`) meets the rules that name it.
+    for program in renamed_programs(stripped) {
+        strict.push(program);
+    }
 
     // Allow forms: only the wrappers that change nothing are stripped.
     let mut allow = vec![
@@ -324,6 +342,35 @@ fn analyse_words(
                 parsed.files.push(f);
             }
         }
+    }
+    // A shell or interpreter reads the script it runs (`bash secrets/key.pem`).
+    if let Some(script) = script_operand(stripped) {
+        parsed.files.push(FileArg::new(
+            script.text.clone(),
+            false,
+            script.dynamic,
+            bases.clone(),
+        ));
+    }
+    // `sed '1r F'`, `sed 's/x/y/w F'`: files its script reads and writes.
+    if stripped
+        .first()
+        .is_some_and(|w| matches!(basename(&w.text), "sed" | "gsed"))
+    {
+        for (path, write) in super::sed::sed_effects(stripped.get(1..).unwrap_or_default()).files {
+            parsed
+                .files
+                .push(FileArg::new(path, write, false, bases.clone()));
+        }
+    }
+    // `tar -T LIST`, `--files-from`: the paths it reads are in a file.
+    if tar_reads_list(stripped) {
+        parsed.files.push(FileArg::new(
+            "$(tar file list)".to_owned(),
+            false,
+            true,
+            bases.clone(),
+        ));
     }
     if code_words.is_some() {
         for write in [false, true] {
@@ -406,6 +453,86 @@ fn analyse_words(
         parsed.write_targets.extend(sub.write_targets);
         parsed.files.extend(sub.files);
     }
+}
+
+/// The script a shell or interpreter runs from a file (`bash x.sh`, `python3 t.py`):
+/// it reads it.
+fn script_operand(stripped: &[Word]) -> Option<&Word> {
+    let (first, args) = stripped.split_first()?;
+    let name = basename(&first.text);
+    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let interpreter = matches!(
+        family,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "fish"
+            | "python"
+            | "perl"
+            | "ruby"
+            | "node"
+            | "php"
+            | "lua"
+            | "tclsh"
+            | "Rscript"
+            | "awk"
+            | "source"
+    ) || name == ".";
+    if !interpreter {
+        return None;
+    }
+    if args.iter().any(|a| {
+        a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(['c', 'e', 'm'])
+    }) {
+        return None;
+    }
+    args.iter()
+        .find(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
+        .filter(|a| a.text != "-")
+}
+
+/// Whether `tar` takes the names it reads from a file (`-T`, `--files-from`).
+fn tar_reads_list(stripped: &[Word]) -> bool {
+    stripped
+        .first()
+        .is_some_and(|w| matches!(basename(&w.text), "tar" | "bsdtar" | "gtar"))
+        && stripped.iter().skip(1).any(|a| {
+            a.text == "-T"
+                || a.text.starts_with("--files-from")
+                || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('T'))
+        })
+}
+
+/// The programs a command makes available under another name: the sources of `cp`,
+/// `ln`, `install`, `mv`, `rsync`, `scp` given by a path, and `hash -p PATH NAME`, by
+/// basename.
+fn renamed_programs(stripped: &[Word]) -> Vec<String> {
+    let Some((first, args)) = stripped.split_first() else {
+        return Vec::new();
+    };
+    let ops: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+    let sources: Vec<&Word> = match basename(&first.text) {
+        "cp" | "ln" | "install" | "mv" | "rsync" | "scp" => ops
+            .iter()
+            .take(ops.len().saturating_sub(1))
+            .copied()
+            .collect(),
+        "hash" => args
+            .windows(2)
+            .filter(|p| p.first().is_some_and(|f| f.text == "-p"))
+            .filter_map(|p| p.get(1))
+            .collect(),
+        _ => Vec::new(),
+    };
+    sources
+        .into_iter()
+        .filter(|w| w.text.contains('/'))
+        .map(|w| basename(w.text.trim_end_matches('/')).to_owned())
+        .filter(|b| !b.is_empty())
+        .collect()
 }
 
 /// Whether a stripping step of `words` is `xargs` without `-I` (its input becomes

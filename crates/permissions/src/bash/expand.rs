@@ -42,6 +42,10 @@ pub struct ShellContext {
     /// command parsed with no session, or one that may change the shell's glob
     /// options: every glob is unknown).
     pub globs: bool,
+    /// Whether the session's environment makes every shell run code of its own
+    /// (`BASH_ENV`, `ENV`, an exported function `BASH_FUNC_*`, `LD_PRELOAD`,
+    /// `LD_AUDIT`): every command may then run anything.
+    pub env_runs_code: bool,
     /// Whether `IFS` may not be the default (the command or the environment sets
     /// it): an unquoted expansion's fields are then unknown.
     pub ifs_unknown: bool,
@@ -69,6 +73,12 @@ impl ShellContext {
                 .as_ref()
                 .is_some_and(|e| GLOB_VARIABLES.iter().any(|v| e.contains_key(*v))),
             ifs_unknown: env.as_ref().is_some_and(|e| e.contains_key("IFS")),
+            env_runs_code: env.as_ref().is_some_and(|e| {
+                e.keys().any(|k| {
+                    matches!(k.as_str(), "BASH_ENV" | "ENV" | "LD_PRELOAD" | "LD_AUDIT")
+                        || k.starts_with("BASH_FUNC_")
+                })
+            }),
             env,
             users: OnceLock::new(),
             spent: std::cell::Cell::new(0),
@@ -85,8 +95,8 @@ impl ShellContext {
     /// A fingerprint of what expansion reads (for the parse memo's key).
     pub(super) fn key(&self) -> String {
         let mut k = format!(
-            "{}\0{}\0{}{}{}\0",
-            self.cwd, self.home, self.cwd_exists, self.globs, self.ifs_unknown
+            "{}\0{}\0{}{}{}{}\0",
+            self.cwd, self.home, self.cwd_exists, self.globs, self.ifs_unknown, self.env_runs_code
         );
         if let Some(env) = &self.env {
             for (n, v) in env.iter() {
@@ -126,6 +136,70 @@ fn read_small(path: &str) -> Option<String> {
     let mut s = String::new();
     f.take(4 * 1024 * 1024).read_to_string(&mut s).ok()?;
     Some(s)
+}
+
+/// Variables that make the shell, or the programs it starts, run code of their own
+/// choosing: setting one makes a command one that may run anything (SPEC §4 "What the
+/// core cannot see"). `PS4` and `PROMPT_COMMAND` are followed instead.
+const CODE_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_EXEC_PATH",
+    "GIT_TEMPLATE_DIR",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_DIR",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "SYSTEMD_PAGER",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "RUBYOPT",
+    "RUBYLIB",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "TAR_OPTIONS",
+    "MAKEFLAGS",
+    "ZIPOPT",
+    "RSYNC_RSH",
+    "CVS_RSH",
+    "BROWSER",
+    "INPUTRC",
+];
+
+/// Whether setting the variable `name` makes what runs next run code of its own.
+#[must_use]
+pub(super) fn is_code_variable(name: &str) -> bool {
+    CODE_VARIABLES.contains(&name)
+        || name.starts_with("BASH_FUNC_")
+        || name.starts_with("GIT_CONFIG_KEY_")
+        || name.starts_with("GIT_CONFIG_VALUE_")
+        || name.starts_with("DYLD_")
 }
 
 /// Variables that change how globs expand (`GLOBIGNORE` also turns `dotglob` on).
@@ -739,8 +813,11 @@ fn match_from(pat: &[Atom], name: &[char]) -> bool {
     }
 }
 
-/// A bracket class at the start of `pat`: its length in atoms and whether `c` is in
-/// it; `None` when the `[` opens no class (then it is a literal `[`).
+/// A bracket expression at the start of `pat`: its length in atoms and whether `c` is
+/// in it; `None` when the `[` opens none (then it is a literal `[`). POSIX classes
+/// (`[:alpha:]`), equivalence classes (`[=r=]`) and collating symbols (`[.r.]`)
+/// count; one the core does not know matches every character (more candidates only
+/// make deny and ask rules meet more).
 fn class(pat: &[Atom], c: Option<&char>) -> Option<(usize, bool)> {
     let mut i = 1;
     let negate = matches!(pat.get(1), Some(Atom::Ch('!' | '^', _)));
@@ -748,7 +825,8 @@ fn class(pat: &[Atom], c: Option<&char>) -> Option<(usize, bool)> {
         i += 1;
     }
     let start = i;
-    let mut items: Vec<(char, char)> = Vec::new();
+    let ch = c.copied();
+    let mut hit = false;
     loop {
         let Atom::Ch(x, _) = *pat.get(i)? else {
             return None;
@@ -756,18 +834,66 @@ fn class(pat: &[Atom], c: Option<&char>) -> Option<(usize, bool)> {
         if x == ']' && i > start {
             break;
         }
+        if x == '[' {
+            if let Some(Atom::Ch(kind @ (':' | '=' | '.'), _)) = pat.get(i + 1).copied() {
+                let mut j = i + 2;
+                let mut name = String::new();
+                loop {
+                    match (pat.get(j), pat.get(j + 1)) {
+                        (Some(Atom::Ch(a, _)), Some(Atom::Ch(']', _))) if *a == kind => break,
+                        (Some(Atom::Ch(a, _)), _) => {
+                            name.push(*a);
+                            j += 1;
+                        }
+                        _ => return None,
+                    }
+                }
+                hit |= ch.is_some_and(|c| match kind {
+                    ':' => posix_class(&name, c),
+                    _ => {
+                        let mut n = name.chars();
+                        match (n.next(), n.next()) {
+                            (Some(only), None) => only == c,
+                            _ => true,
+                        }
+                    }
+                });
+                i = j + 2;
+                continue;
+            }
+        }
         if let (Some(Atom::Ch('-', _)), Some(Atom::Ch(y, _))) = (pat.get(i + 1), pat.get(i + 2)) {
             if *y != ']' {
-                items.push((x, *y));
+                hit |= ch.is_some_and(|c| x <= c && c <= *y);
                 i += 3;
                 continue;
             }
         }
-        items.push((x, x));
+        hit |= ch == Some(x);
         i += 1;
     }
-    let hit = c.is_some_and(|c| items.iter().any(|(lo, hi)| lo <= c && c <= hi));
     Some((i + 1, hit != negate && c.is_some()))
+}
+
+/// Whether `c` is in the POSIX character class `name` (`alpha`, `digit`, ...); a class
+/// the core does not know holds every character.
+fn posix_class(name: &str, c: char) -> bool {
+    match name {
+        "alpha" => c.is_alphabetic(),
+        "digit" => c.is_ascii_digit(),
+        "alnum" => c.is_alphanumeric(),
+        "upper" => c.is_uppercase(),
+        "lower" => c.is_lowercase(),
+        "space" => c.is_whitespace(),
+        "blank" => c == ' ' || c == '\t',
+        "punct" => c.is_ascii_punctuation(),
+        "print" => !c.is_control(),
+        "graph" => !c.is_control() && !c.is_whitespace(),
+        "cntrl" => c.is_control(),
+        "xdigit" => c.is_ascii_hexdigit(),
+        "word" => c.is_alphanumeric() || c == '_',
+        _ => true,
+    }
 }
 
 /// The paths a glob field names on the file system, sorted, as the shell would give
@@ -962,5 +1088,11 @@ mod tests {
         assert!(!m("[!a-c]at", "bat"));
         assert!(m("*.pem", "key.pem"));
         assert!(!m("*.pem", "key.pub"));
+        assert!(m("sec[[:alpha:]]ets", "secrets"));
+        assert!(m("sec[[:punct:][:lower:]]ets", "secrets"));
+        assert!(m("sec[[=r=]]ets", "secrets"));
+        assert!(m("sec[[.r.]]ets", "secrets"));
+        assert!(!m("sec[[:digit:]]ets", "secrets"));
+        assert!(m("[[:nosuch:]]ecrets", "secrets"));
     }
 }

@@ -51,6 +51,105 @@ const FILE_COMMANDS: &[FileCommand] = &[
         names: &["cat", "zcat", "bzcat", "xzcat"],
         ..FileCommand::DEFAULT
     },
+    // More readers that print what they read (the bypass corpus: `paste`, `rev`).
+    FileCommand {
+        names: &[
+            "paste",
+            "rev",
+            "fold",
+            "fmt",
+            "pr",
+            "expand",
+            "unexpand",
+            "column",
+            "comm",
+            "join",
+            "shuf",
+            "look",
+            "iconv",
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "sum",
+            "zless",
+            "zmore",
+            "zgrep",
+            "bzgrep",
+            "xzgrep",
+            "zdiff",
+            "funzip",
+            "lzcat",
+            "zstdcat",
+            "lz4cat",
+        ],
+        opts_with_arg: &[
+            "-d",
+            "--delimiters",
+            "-w",
+            "--width",
+            "-t",
+            "-s",
+            "-n",
+            "-o",
+            "-e",
+            "-f",
+            "-c",
+            "--separator",
+            "--output",
+        ],
+        ..FileCommand::DEFAULT
+    },
+    // Compressors replace the files they are given (`gzip f` writes `f.gz`).
+    FileCommand {
+        names: &[
+            "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma",
+        ],
+        opts_with_arg: &["-S", "--suffix", "-T", "--threads", "-o"],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    // Editors read and write the files they open.
+    FileCommand {
+        names: &[
+            "ed", "red", "ex", "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "joe",
+            "mcedit",
+        ],
+        opts_with_arg: &[
+            "-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-p", "--eval", "-l",
+            "--load",
+        ],
+        writes: Writes::All,
+        ..FileCommand::DEFAULT
+    },
+    // `openssl SUBCOMMAND -in FILE -out FILE ...`.
+    FileCommand {
+        names: &["openssl"],
+        program_first: true,
+        read_opts: &[
+            "-in",
+            "-inkey",
+            "-key",
+            "-kfile",
+            "-CAfile",
+            "-cert",
+            "-infiles",
+            "-signkey",
+            "-certfile",
+            "-config",
+            "-rand",
+        ],
+        write_opts: &["-out", "-keyout"],
+        opts_with_arg: &[
+            "-pass", "-passin", "-passout", "-aes256", "-md", "-subj", "-days", "-newkey",
+            "-engine", "-inform", "-outform",
+        ],
+        ..FileCommand::DEFAULT
+    },
     FileCommand {
         names: &["tac"],
         opts_with_arg: &["-s", "--separator"],
@@ -749,13 +848,12 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
             }
             out
         }
-        "zip" if has_flag(args, &['r'], &["recurse-paths"]) => {
-            operands(args, &["-x", "-i", "-P", "--password", "-b", "-t", "-tt"])
-                .into_iter()
-                .skip(1)
-                .cloned()
-                .collect()
-        }
+        // Every operand past the archive is read (whole, with `-r`).
+        "zip" => operands(args, &["-x", "-i", "-P", "--password", "-b", "-t", "-tt"])
+            .into_iter()
+            .skip(1)
+            .cloned()
+            .collect(),
         "7z" | "7za" => operands(args, &[]).into_iter().skip(2).cloned().collect(),
         "cp" if has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]) => {
             let ops = operands(args, &["-S", "--suffix", "-t", "--target-directory"]);
@@ -794,6 +892,32 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
                 .collect()
         }
         "git" => git_reads(args),
+        // `history -r FILE`, `history -n FILE`: read into the history list.
+        "history" => args
+            .windows(2)
+            .filter(|p| {
+                p.first()
+                    .is_some_and(|f| matches!(f.text.as_str(), "-r" | "-n"))
+            })
+            .filter_map(|p| p.get(1).cloned())
+            .collect(),
+        // `python3 -m MODULE ARGS`: the arguments are read (`-m base64 f`);
+        // `-m http.server` serves the working folder whole.
+        n if n.starts_with("python") => {
+            let Some(m) = args.iter().position(|a| a.text == "-m") else {
+                return Vec::new();
+            };
+            let module = args.get(m + 1).map(|w| w.text.as_str()).unwrap_or_default();
+            if matches!(module, "http.server" | "SimpleHTTPServer" | "pydoc") {
+                return vec![Word::literal(".")];
+            }
+            args.get(m + 2..)
+                .unwrap_or_default()
+                .iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .cloned()
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -864,6 +988,19 @@ fn git_reads(args: &[Word]) -> Vec<Word> {
             }
         }
         "grep" | "archive" | "bundle" | "fast-export" => repo(),
+        // `git add` reads what it stages (`-A`, `.`: the whole repository); `git
+        // stash` saves the whole working tree.
+        "add" | "stash" => {
+            let ops: Vec<Word> = operands(rest, &["--chmod", "--pathspec-from-file"])
+                .into_iter()
+                .cloned()
+                .collect();
+            if ops.is_empty() {
+                repo()
+            } else {
+                ops
+            }
+        }
         _ => Vec::new(),
     }
 }

@@ -53,6 +53,8 @@
 //! - `wrappers`: wrappers and runners: the stripping steps (assignments, keywords,
 //!   wrappers) and the programs that run code of their own.
 //! - `read_only`: the read-only command set.
+//! - `sed`: a `sed` script read as sed reads it: the commands it runs, the files it
+//!   reads and writes.
 
 mod analysis;
 mod cache;
@@ -60,6 +62,7 @@ mod expand;
 mod file_commands;
 mod parts;
 mod read_only;
+mod sed;
 mod walker;
 mod words;
 mod wrappers;

@@ -91,8 +91,12 @@ pub struct FileArg {
 }
 
 impl FileArg {
-    /// A path argument read or written by a file command, as written.
+    /// A path argument read or written by a file command, as written. A path through
+    /// `/proc/self/cwd` is the folder the command runs in; through `/proc/self/root`,
+    /// the root; through another process's folders or an open descriptor
+    /// (`/proc/1/cwd`, `/dev/fd/3`), not known before the shell runs.
     pub(super) fn new(path: String, write: bool, dynamic: bool, bases: Bases) -> Self {
+        let (path, dynamic) = through_proc(path, dynamic);
         FileArg {
             path,
             write,
@@ -126,6 +130,38 @@ impl FileArg {
             .map(|b| Bases::join(b, &self.path))
             .collect()
     }
+}
+
+/// `path` with `/proc`'s views of the shell's own process read as what they show.
+fn through_proc(path: String, dynamic: bool) -> (String, bool) {
+    for own in ["/proc/self/cwd", "/proc/thread-self/cwd"] {
+        if let Some(rest) = path.strip_prefix(own) {
+            if rest.is_empty() || rest.starts_with('/') {
+                let rest = rest.trim_start_matches('/');
+                return (
+                    if rest.is_empty() {
+                        ".".to_owned()
+                    } else {
+                        rest.to_owned()
+                    },
+                    dynamic,
+                );
+            }
+        }
+    }
+    for own in ["/proc/self/root", "/proc/thread-self/root"] {
+        if let Some(rest) = path.strip_prefix(own) {
+            if rest.is_empty() || rest.starts_with('/') {
+                return (format!("/{}", rest.trim_start_matches('/')), dynamic);
+            }
+        }
+    }
+    let elsewhere = path.starts_with("/dev/fd/")
+        || path
+            .strip_prefix("/proc/")
+            .and_then(|r| r.split('/').nth(1))
+            .is_some_and(|view| matches!(view, "cwd" | "root" | "fd" | "exe" | "map_files"));
+    (path, dynamic || elsewhere)
 }
 
 /// A file a command writes through a redirect (SPEC §4: judged as `Edit(<path>)`).

@@ -10,7 +10,7 @@
 
 use super::expand::Seg;
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars, MAX_ALTERNATIVES};
-use super::words::Word;
+use super::words::{basename, Word};
 use super::wrappers::{final_words, is_assignment};
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, SourceInfo};
@@ -429,6 +429,14 @@ pub(super) struct Walker<'c> {
     /// The variables `declare -i` made integers: what is assigned to them is
     /// arithmetic.
     integers: std::collections::BTreeSet<String>,
+    /// Names `${X:=w}` set while the current command's words were expanded.
+    pub(super) assigned_by_expansion: Vec<String>,
+    /// Whether variables can no longer be followed: a nameref (`declare -n`), or code
+    /// the walk does not follow ran in this shell (`eval`, `trap`, `source`).
+    opaque_vars: bool,
+    /// Whether a variable that makes the shell or the programs it starts run code
+    /// (`BASH_ENV`, `LD_PRELOAD`, `GIT_SSH_COMMAND`, ...) was set for what follows.
+    code_env: bool,
     bases: Bases,
     /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
     repeated: usize,
@@ -452,6 +460,9 @@ impl<'c> Walker<'c> {
             looked_at_files: false,
             arith_unknown: false,
             integers: std::collections::BTreeSet::new(),
+            assigned_by_expansion: Vec::new(),
+            opaque_vars: false,
+            code_env: false,
             bases,
             repeated: 0,
             uncertain_flow: 0,
@@ -485,6 +496,8 @@ impl<'c> Walker<'c> {
         inner.vars = self.vars.clone();
         inner.var_flow = self.var_flow + 1;
         inner.late = self.late;
+        inner.opaque_vars = self.opaque_vars;
+        inner.code_env = self.code_env;
         if let Err(e) = inner.text(command) {
             self.fail(e);
         }
@@ -601,9 +614,20 @@ impl<'c> Walker<'c> {
             }
             // `-v` and arithmetic comparisons evaluate array subscripts, quoted ones
             // too (SPEC §4 "Arithmetic is code").
-            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
                 let w = self.word(&w.value);
                 self.subscripts(&w);
+                // `[[ -v $x ]]`: the name `x` holds may carry a subscript.
+                if w.dynamic && matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
+                    match self.fields(&w) {
+                        Some(values) => {
+                            for v in values {
+                                self.name_subscript(&v);
+                            }
+                        }
+                        None => self.arith_unknown = true,
+                    }
+                }
             }
             ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
                 use ast::BinaryPredicate as P;
@@ -764,10 +788,18 @@ impl<'c> Walker<'c> {
     /// command is marked as running something unknown. A variable the expression
     /// assigns (`i=0`, `i++`) holds a number from then on.
     pub(super) fn arithmetic(&mut self, expr: &str) {
-        self.arithmetic_at(expr, 0);
+        let mut read = std::collections::BTreeSet::new();
+        self.arithmetic_at(expr, 0, &mut read);
     }
 
-    fn arithmetic_at(&mut self, expr: &str, depth: usize) {
+    /// `read`: the variables already read as arithmetic in this expression (each is
+    /// read once: a value naming itself does not recurse without end).
+    fn arithmetic_at(
+        &mut self,
+        expr: &str,
+        depth: usize,
+        read: &mut std::collections::BTreeSet<String>,
+    ) {
         self.scan(expr);
         if depth > 8 {
             self.arith_unknown = true;
@@ -817,13 +849,15 @@ impl<'c> Walker<'c> {
                     _ => super::expand::lookup(&name, &scope),
                 }
             };
+            let first_read = read.insert(name.clone());
             match value {
+                Some(_) if !first_read => {}
                 Some(values) => {
                     for v in values {
                         if v.chars()
                             .any(|c| c.is_ascii_alphabetic() || c == '_' || c == '[')
                         {
-                            self.arithmetic_at(&v, depth + 1);
+                            self.arithmetic_at(&v, depth + 1, read);
                         }
                     }
                 }
@@ -844,8 +878,14 @@ impl<'c> Walker<'c> {
             ctx: self.ctx,
             vars: &self.vars,
             bases: &self.bases,
-            late: self.late,
+            late: self.late || self.opaque_vars,
         }
+    }
+
+    /// The values of variable `name` here, or `None` when unknown (a number too).
+    pub(super) fn values_of(&self, name: &str) -> Option<Vec<String>> {
+        let scope = self.scope();
+        super::expand::lookup(name, &scope)
     }
 
     /// Every field `w` may expand to (all its alternatives together), or `None` when
@@ -872,12 +912,16 @@ impl<'c> Walker<'c> {
     /// may take (empty when expansion changes nothing); words that stay unknown kept
     /// as written.
     fn expand_command(&mut self, words: &[Word]) -> Vec<Vec<Word>> {
-        if !words.iter().any(|w| w.dynamic) {
+        // `~` is `$HOME`: where the command set `HOME`, a tilde is expanded here.
+        let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
+        let expands =
+            |w: &Word| w.dynamic || (home_set && matches!(w.segs.first(), Some(Seg::Tilde(_))));
+        if !words.iter().any(expands) {
             return Vec::new();
         }
         let mut alts: Vec<Vec<Word>> = vec![Vec::new()];
         for w in words {
-            let options: Vec<Vec<Word>> = if !w.dynamic {
+            let options: Vec<Vec<Word>> = if !expands(w) {
                 vec![vec![w.clone()]]
             } else {
                 let assignment = is_assignment(w);
@@ -889,7 +933,11 @@ impl<'c> Walker<'c> {
                             .map(|fields| fields.into_iter().map(Word::literal).collect())
                             .collect()
                     }
-                    None => vec![vec![w.clone()]],
+                    None => {
+                        let mut w = w.clone();
+                        w.dynamic = true;
+                        vec![vec![w]]
+                    }
                 }
             };
             // One value (the common case): the words extend every alternative in place.
@@ -922,6 +970,14 @@ impl<'c> Walker<'c> {
     /// command may not run (a branch, a loop, a pipeline), a variable may keep its
     /// old value too.
     fn track_vars(&mut self, words: &[Word]) {
+        // `a[0]=rm`: an element of `a` (and `$a` is element 0).
+        for w in words {
+            if let Some((head, _)) = w.text.split_once('=') {
+                if let Some((name, _)) = head.split_once('[') {
+                    self.set_var(name, Var::Unknown);
+                }
+            }
+        }
         let program = words.iter().position(|w| !is_assignment(w));
         let assigns: Vec<&Word> = match program {
             None => words.iter().collect(),
@@ -931,6 +987,14 @@ impl<'c> Walker<'c> {
                 match p.text.as_str() {
                     "export" | "declare" | "typeset" | "local" | "readonly" => {
                         let options = args.iter().any(|a| a.text.starts_with('-'));
+                        // `declare -n r=P`: assigning `r` sets `P`; no variable can be
+                        // followed from here on.
+                        if args
+                            .iter()
+                            .any(|a| a.text.starts_with('-') && a.text.contains('n'))
+                        {
+                            self.opaque_vars = true;
+                        }
                         for a in args.iter().filter(|a| !a.text.starts_with('-')) {
                             let name = a.text.split(['=', '+', '[']).next().unwrap_or_default();
                             if options || !is_assignment(a) {
@@ -967,9 +1031,11 @@ impl<'c> Walker<'c> {
                     _ => false,
                 })
                 && value.iter().any(|seg| matches!(seg, Seg::Arith));
+            let compound =
+                matches!(value.first(), Some(Seg::Lit { text, .. }) if text.starts_with('('));
             let var = if numeric {
                 Var::Number
-            } else if append {
+            } else if append || compound {
                 Var::Unknown
             } else {
                 match expand_word(&value, &self.scope(), true) {
@@ -1024,18 +1090,138 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Builtins whose operands are variable names that may carry a subscript, given
+    /// by an expansion too (`test -v "$x"`, `printf -v "$x"`, `read "$x"`, `declare
+    /// "$x=1"`): each name's subscript is arithmetic, and a name not known may be
+    /// code (SPEC §4 "Arithmetic is code").
+    fn operand_names(&mut self, words: &[Word]) {
+        let Some(i) = words.iter().position(|w| !is_assignment(w)) else {
+            return;
+        };
+        let program = words.get(i).map(|w| w.text.as_str()).unwrap_or_default();
+        let args = words.get(i + 1..).unwrap_or_default();
+        let names: Vec<&Word> = match program {
+            "test" | "[" | "printf" => args
+                .windows(2)
+                .filter(|p| p.first().is_some_and(|f| f.text == "-v"))
+                .filter_map(|p| p.get(1))
+                .collect(),
+            "read" | "declare" | "typeset" | "local" | "readonly" | "export" | "unset"
+            | "mapfile" | "readarray" | "getopts" | "wait" => {
+                args.iter().filter(|a| !a.text.starts_with('-')).collect()
+            }
+            _ => return,
+        };
+        for w in names {
+            if w.dynamic {
+                match self.fields(w) {
+                    Some(values) => {
+                        for v in values {
+                            self.name_subscript(&v);
+                        }
+                    }
+                    None => self.arith_unknown = true,
+                }
+            } else {
+                self.name_subscript(&w.text);
+            }
+        }
+    }
+
+    /// Whether the words set a variable that makes the shell, or the programs it
+    /// starts, run code (`BASH_ENV`, `ENV`, `LD_PRELOAD`, `GIT_SSH_COMMAND`,
+    /// `LESSOPEN`, `BASH_FUNC_*`, ...): the command may run anything. Set on its own
+    /// or exported, it stays set for what follows.
+    fn code_variables(&mut self, words: &[Word]) -> bool {
+        let program = words.iter().find(|w| !is_assignment(w));
+        let mut found = false;
+        for w in words {
+            let text = w.text.as_str();
+            let Some((name, _)) = text.split_once('=') else {
+                continue;
+            };
+            if super::expand::is_code_variable(name.trim_end_matches('+')) {
+                found = true;
+            }
+        }
+        let persists = program.is_none_or(|p| {
+            matches!(
+                p.text.as_str(),
+                "export" | "declare" | "typeset" | "readonly" | "local"
+            )
+        });
+        if found && persists {
+            self.code_env = true;
+        }
+        found
+    }
+
+    /// After code this walk does not follow ran in this shell (`eval`, `trap`,
+    /// `source`, a nameref), variables and the working directory are unknown; after
+    /// `shopt` (`cdable_vars`, ...) the working directory is.
+    fn code_run_here(&mut self, words: &[Word]) {
+        let Some(p) = final_words(words).first() else {
+            return;
+        };
+        match basename(&p.text) {
+            "eval" | "trap" | "source" | "." | "bind" | "complete" | "compgen" | "mapfile"
+            | "readarray" | "alias" | "enable" => {
+                self.opaque_vars = true;
+                self.bases.unknown = true;
+                self.bases.old = None;
+            }
+            "shopt" | "set" => {
+                self.bases.unknown = true;
+                // `set -x`: PS4 is expanded before each command from now on.
+                if words.iter().any(|w| {
+                    w.text == "xtrace"
+                        || (w.text.starts_with('-')
+                            && !w.text.starts_with("--")
+                            && w.text.contains('x'))
+                }) {
+                    self.values_as_code("PS4");
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Prompt strings the shell expands later (`PS0`, `PS1`, `PS2`, `PS4` with `set
     /// -x`) are searched for substitutions; `PROMPT_COMMAND` is a command.
     fn prompt_strings(&mut self, words: &[Word]) {
         for w in words {
-            let text = w.text.strip_prefix("export ").unwrap_or(&w.text);
-            let Some((name, value)) = text.split_once('=') else {
+            let Some((name, value)) = w.text.split_once('=') else {
                 continue;
             };
-            match name {
-                "PS0" | "PS1" | "PS2" | "PS3" | "PS4" => self.scan(value),
-                "PROMPT_COMMAND" => self.nested(value),
-                _ => {}
+            if !matches!(
+                name,
+                "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "PROMPT_COMMAND"
+            ) {
+                continue;
+            }
+            // The value as assigned (`PS4=$X` holds what `X` holds).
+            let values = match split_assignment(w) {
+                Some((_, segs, _)) if w.dynamic => {
+                    expand_word(&segs, &self.scope(), true).map(|e| {
+                        e.alternatives
+                            .into_iter()
+                            .map(|f| f.join(" "))
+                            .collect::<Vec<_>>()
+                    })
+                }
+                _ => Some(vec![value.to_owned()]),
+            };
+            match values {
+                Some(values) => {
+                    for v in values {
+                        if name == "PROMPT_COMMAND" {
+                            self.nested(&v);
+                        } else {
+                            self.scan(&v);
+                        }
+                    }
+                }
+                None => self.arith_unknown = true,
             }
         }
     }
@@ -1157,8 +1343,17 @@ impl<'c> Walker<'c> {
         }
         self.integer_assignments(&cmd.words);
         self.prompt_strings(&cmd.words);
+        self.operand_names(&cmd.words);
+        let code_env = self.code_variables(&cmd.words);
         cmd.expanded = self.expand_command(&cmd.words);
-        cmd.runs_unknown = std::mem::take(&mut self.arith_unknown);
+        cmd.runs_unknown = std::mem::take(&mut self.arith_unknown)
+            || code_env
+            || self.code_env
+            || self.ctx.env_runs_code;
+        for name in std::mem::take(&mut self.assigned_by_expansion) {
+            self.set_var(&name, Var::Unknown);
+        }
+        self.code_run_here(&cmd.words);
         cmd.vars = Arc::new(self.vars.clone());
         cmd.late = self.late;
         self.track_vars(&cmd.words);
@@ -1187,8 +1382,15 @@ impl<'c> Walker<'c> {
                     Some(t) if t.text == "--" => args.iter().skip_while(|a| a.text != "--").nth(1),
                     t => t,
                 };
-                if self.repeated > 0 {
-                    self.bases.unknown = true;
+                // A bare `cd` goes to `$HOME`: where the command set it, there.
+                let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
+                if self.repeated > 0 || (target.is_none() && home_set) {
+                    match self.values_of("HOME").as_deref() {
+                        Some([home]) if self.repeated == 0 => {
+                            self.bases.cd(Some(&Word::literal(home.clone())), certain);
+                        }
+                        _ => self.bases.unknown = true,
+                    }
                 } else {
                     self.bases.cd(target, certain);
                 }

@@ -116,13 +116,7 @@ impl Walker<'_> {
                         .and_then(|s| s.strip_suffix('}'))
                         .unwrap_or_default();
                     self.scan(inner);
-                    // `${a[i]}`: an indexed array's subscript is arithmetic.
-                    if let Some((_, sub)) = inner.split_once('[') {
-                        let sub = sub.rsplit_once(']').map_or(sub, |(s, _)| s);
-                        if !matches!(sub, "@" | "*") {
-                            self.arithmetic(sub);
-                        }
-                    }
+                    self.parameter_code(inner);
                 }
                 WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                     w.dynamic = true;
@@ -167,6 +161,85 @@ impl Walker<'_> {
             }
         }
         self.depth -= 1;
+    }
+}
+
+impl Walker<'_> {
+    /// What a parameter expansion `${inner}` runs or sets as it expands (SPEC §4
+    /// "Arithmetic is code"): an indexed subscript and substring offsets are
+    /// arithmetic; `${!x}` reads the variable `x` names (its subscript too);
+    /// `${p@P}` expands `p`'s value as a prompt, substitutions included;
+    /// `${X:=w}` sets `X`.
+    fn parameter_code(&mut self, inner: &str) {
+        let (indirect, body) = match inner.strip_prefix('!') {
+            Some(b) => (true, b),
+            None => (false, inner.strip_prefix('#').unwrap_or(inner)),
+        };
+        let end = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
+        let (name, mut rest) = body.split_at(end);
+        if let Some(after) = rest.strip_prefix('[') {
+            let close = after.rfind(']').unwrap_or(after.len());
+            let sub = after.get(..close).unwrap_or_default();
+            if !matches!(sub, "@" | "*") {
+                self.arithmetic(sub);
+            }
+            rest = after.get(close + 1..).unwrap_or_default();
+        }
+        if indirect && rest.is_empty() {
+            // `${!x}`: the value of `x` is a name, perhaps with a subscript.
+            self.names_read(name);
+        }
+        if rest == "@P" {
+            self.values_as_code(name);
+        }
+        if let Some(offsets) = rest.strip_prefix(':') {
+            if !offsets.starts_with(['-', '=', '+', '?']) {
+                for expr in offsets.splitn(2, ':') {
+                    self.arithmetic(expr);
+                }
+            }
+        }
+        if rest.starts_with(":=") || rest.starts_with('=') {
+            self.assigned_by_expansion.push(name.to_owned());
+        }
+    }
+
+    /// The values of `name` are names of variables read in their turn (`${!x}`,
+    /// `test -v "$x"`): a subscript in one is arithmetic; an unknown value may be
+    /// code.
+    pub(super) fn names_read(&mut self, name: &str) {
+        match self.values_of(name) {
+            Some(values) => {
+                for v in values {
+                    self.name_subscript(&v);
+                }
+            }
+            None => self.arith_unknown = true,
+        }
+    }
+
+    /// A variable's values run as code where they are expanded again (`${p@P}`,
+    /// `PS4` under `set -x`): their substitutions are walked; an unknown value may
+    /// be code.
+    pub(super) fn values_as_code(&mut self, name: &str) {
+        match self.values_of(name) {
+            Some(values) => {
+                for v in values {
+                    self.scan(&v);
+                }
+            }
+            None => self.arith_unknown = true,
+        }
+    }
+
+    /// A name with a subscript (`a[$(cmd)]`, `a[i]`): the subscript is arithmetic.
+    pub(super) fn name_subscript(&mut self, text: &str) {
+        if let Some((_, after)) = text.split_once('[') {
+            let close = after.rfind(']').unwrap_or(after.len());
+            self.arithmetic(after.get(..close).unwrap_or_default());
+        }
     }
 }
 
@@ -274,7 +347,16 @@ fn brace_expansion(t: &str) -> bool {
 }
 
 /// Resolves the escapes of an ANSI-C quoted string (`$'...'`).
+/// The shell cuts a `$'...'` string at its first NUL (`rm$'\0x'` is `rm`).
 fn ansi_c(s: &str) -> String {
+    let mut decoded = ansi_c_all(s);
+    if let Some(nul) = decoded.find('\0') {
+        decoded.truncate(nul);
+    }
+    decoded
+}
+
+fn ansi_c_all(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -314,6 +396,10 @@ fn ansi_c(s: &str) -> String {
             'a' => Some('\u{7}'),
             'b' => Some('\u{8}'),
             'e' | 'E' => Some('\u{1b}'),
+            // `\cX`: the control character of X (`\c@` is NUL).
+            'c' => chars
+                .next()
+                .and_then(|x| char::from_u32(u32::from(x) & 0x1f)),
             'f' => Some('\u{c}'),
             'v' => Some('\u{b}'),
             '\\' | '\'' | '"' | '?' => Some(e),

@@ -263,16 +263,298 @@ const WRAPPERS: &[Wrapper] = &[
         ],
         ..Wrapper::DEFAULT
     },
+    // `taskset MASK CMD`, or `taskset -c LIST CMD` (then no mask).
     Wrapper {
         name: "taskset",
         opts_with_arg: &["-c", "--cpu-list"],
+        positional: 1,
         ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "unshare",
         opts_with_arg: &[
-            "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd",
+            "-S",
+            "--setuid",
+            "-G",
+            "--setgid",
+            "-R",
+            "--root",
+            "-w",
+            "--wd",
+            "--propagation",
+            "--setgroups",
+            "--map-user",
+            "--map-group",
+            "--map-users",
+            "--map-groups",
+            "--kill-child",
         ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "setpriv",
+        opts_with_arg: &[
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--selinux-label",
+            "--apparmor-profile",
+            "--pdeathsig",
+            "--landlock-access",
+            "--landlock-rule",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    // `chrt [options] PRIORITY CMD`.
+    Wrapper {
+        name: "chrt",
+        opts_with_arg: &[
+            "-T",
+            "--sched-runtime",
+            "-P",
+            "--sched-period",
+            "-D",
+            "--sched-deadline",
+        ],
+        positional: 1,
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "prlimit",
+        opts_with_arg: &["-p", "--pid", "-o", "--output"],
+        ..Wrapper::DEFAULT
+    },
+    // `setarch ARCH CMD`; `linux32`/`linux64` take no arch.
+    Wrapper {
+        name: "setarch",
+        positional: 1,
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "linux32",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "linux64",
+        ..Wrapper::DEFAULT
+    },
+    // `perf stat|record|trace [options] CMD` (the subcommand is skipped first).
+    Wrapper {
+        name: "perf",
+        opts_with_arg: &[
+            "-o",
+            "--output",
+            "-e",
+            "--event",
+            "-p",
+            "--pid",
+            "-t",
+            "--tid",
+            "-r",
+            "--repeat",
+            "-G",
+            "--cgroup",
+            "-C",
+            "--cpu",
+            "-I",
+            "--interval-print",
+            "-x",
+            "--field-separator",
+            "-F",
+            "--freq",
+            "-c",
+            "--count",
+            "-m",
+            "--mmap-pages",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    // The dynamic loader runs the program it is given.
+    Wrapper {
+        name: "ld-linux-x86-64.so.2",
+        opts_with_arg: &[
+            "--library-path",
+            "--preload",
+            "--audit",
+            "--argv0",
+            "--inhibit-rpath",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "ld-linux-aarch64.so.1",
+        opts_with_arg: &[
+            "--library-path",
+            "--preload",
+            "--audit",
+            "--argv0",
+            "--inhibit-rpath",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "ld-linux.so.2",
+        opts_with_arg: &[
+            "--library-path",
+            "--preload",
+            "--audit",
+            "--argv0",
+            "--inhibit-rpath",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "ld.so",
+        opts_with_arg: &[
+            "--library-path",
+            "--preload",
+            "--audit",
+            "--argv0",
+            "--inhibit-rpath",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "numactl",
+        opts_with_arg: &[
+            "-N",
+            "--cpunodebind",
+            "-m",
+            "--membind",
+            "-C",
+            "--physcpubind",
+            "-i",
+            "--interleave",
+            "-p",
+            "--preferred",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "cgexec",
+        opts_with_arg: &["-g"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "systemd-run",
+        opts_with_arg: &[
+            "-u",
+            "--unit",
+            "-p",
+            "--property",
+            "-E",
+            "--setenv",
+            "--uid",
+            "--gid",
+            "--slice",
+            "-M",
+            "--machine",
+            "-H",
+            "--host",
+            "--description",
+            "--working-directory",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "run0",
+        opts_with_arg: &[
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "--unit",
+            "--property",
+            "-D",
+            "--chdir",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "firejail",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "fakeroot",
+        opts_with_arg: &["-l", "--lib", "--faked", "-s", "-i"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "fakechroot",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "eatmydata",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "nocache",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "torsocks",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "proxychains",
+        opts_with_arg: &["-f"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "proxychains4",
+        opts_with_arg: &["-f"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "rlwrap",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "valgrind",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "xvfb-run",
+        opts_with_arg: &[
+            "-n",
+            "--server-num",
+            "-s",
+            "--server-args",
+            "-f",
+            "--auth-file",
+            "-e",
+            "--error-file",
+            "-p",
+            "--xauth-protocol",
+        ],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "dbus-run-session",
+        opts_with_arg: &["--config-file", "--dbus-daemon"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "caffeinate",
+        opts_with_arg: &["-t", "-w"],
+        ..Wrapper::DEFAULT
+    },
+    // macOS `arch -x86_64 CMD`.
+    Wrapper {
+        name: "arch",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "sandbox-exec",
+        opts_with_arg: &["-f", "-n", "-p", "-D"],
         ..Wrapper::DEFAULT
     },
     Wrapper {
@@ -318,7 +600,8 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     if harmless_only && !wrapper.harmless {
         return None;
     }
-    let mut i = 1;
+    // `perf stat [options] CMD`: options follow the subcommand.
+    let mut i = if name == "perf" { 2 } else { 1 };
     let mut had_options = false;
     while let Some(w) = words.get(i) {
         let t = w.text.as_str();
@@ -341,7 +624,16 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     if harmless_only && name == "xargs" && had_options {
         return None;
     }
-    i += wrapper.positional;
+    // `taskset -c LIST CMD` and `taskset -p ...`: no mask before the command.
+    let positional = if name == "taskset"
+        && words.iter().skip(1).take(i.saturating_sub(1)).any(|w| {
+            w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['c', 'p'])
+        }) {
+        0
+    } else {
+        wrapper.positional
+    };
+    i += positional;
     Some(i.min(words.len()))
 }
 
@@ -457,6 +749,17 @@ const SHELLS: &[&str] = &[
 /// Paths that are a program's standard input.
 const STDIN_PATHS: &[&str] = &["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
 
+/// Whether a script operand is code the command feeds it, not a file on disk:
+/// standard input, an open descriptor (`/dev/fd/3`, `/proc/self/fd/3`, fed by a
+/// here-string or `exec 3<<<`), or a process substitution (`<(...)`).
+pub(super) fn is_fed_path(w: &Word) -> bool {
+    let t = w.text.as_str();
+    STDIN_PATHS.contains(&t)
+        || t.starts_with("/dev/fd/")
+        || (t.starts_with("/proc/") && t.contains("/fd/"))
+        || (w.dynamic && (t.starts_with("<(") || t.starts_with(">(")))
+}
+
 /// Whether the program `stripped` runs (past every wrapper) runs code known only at
 /// run time (see [`ParsedCommand::certain`]), and the code it is fed by a
 /// here-document or here-string, which is parsed so deny and ask rules meet it.
@@ -478,7 +781,7 @@ pub(super) fn runs_unknown_code(stripped: &[Word], redirects: &[Redirect]) -> (b
             let arg = args
                 .iter()
                 .find(|a| !a.text.starts_with('-') || a.text == "-");
-            let unknown = arg.is_none_or(|a| a.dynamic || STDIN_PATHS.contains(&a.text.as_str()));
+            let unknown = arg.is_none_or(|a| a.dynamic || is_fed_path(a));
             (unknown, Vec::new())
         }
         n if SHELLS.contains(&n) || login_shell(n, args) => {
@@ -543,7 +846,7 @@ fn shell_reads_stdin(args: &[Word]) -> bool {
             }
             continue;
         }
-        return w.dynamic || STDIN_PATHS.contains(&t);
+        return w.dynamic || is_fed_path(w);
     }
     true
 }
@@ -744,6 +1047,7 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
         // `ssh [options] HOST COMMAND...`: the command runs in a shell there, which may
         // be this machine.
         "ssh" => {
+            let (mut out, mut unknown) = command_options("ssh", rest);
             let mut it = rest.iter().enumerate();
             while let Some((i, w)) = it.next() {
                 let t = w.text.as_str();
@@ -756,12 +1060,13 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
                     continue;
                 }
                 let cmd = rest.get(i + 1..).unwrap_or_default();
-                if cmd.is_empty() {
-                    return (Vec::new(), false);
+                if !cmd.is_empty() {
+                    unknown |= cmd.iter().any(|w| w.dynamic);
+                    out.push(Inner::shell(join(cmd)));
                 }
-                return (vec![Inner::shell(join(cmd))], cmd.iter().any(|w| w.dynamic));
+                break;
             }
-            (Vec::new(), false)
+            (out, unknown)
         }
         // `parallel [options] COMMAND ::: ARGS`: the command with each argument.
         "parallel" => {
@@ -799,35 +1104,15 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
         }
         // `git -c alias.x='!cmd'`, `git -c core.pager=cmd`: configuration that runs a
         // command.
-        "git" => {
-            let mut out = Vec::new();
-            let mut unknown = false;
-            let mut it = rest.iter();
-            while let Some(w) = it.next() {
-                let setting = match w.text.as_str() {
-                    "-c" => it.next(),
-                    t if t.starts_with('-') => continue,
-                    _ => break,
-                };
-                let Some(setting) = setting else { break };
-                let Some((key, value)) = setting.text.split_once('=') else {
-                    continue;
-                };
-                let key = key.to_ascii_lowercase();
-                let code = if key.starts_with("alias.") {
-                    value.strip_prefix('!')
-                } else if GIT_COMMAND_KEYS.iter().any(|k| key.ends_with(k)) {
-                    Some(value)
-                } else {
-                    None
-                };
-                if let Some(code) = code {
-                    unknown |= setting.dynamic;
-                    out.push(Inner::shell(code.to_owned()));
-                }
-            }
-            (out, unknown)
+        "git" => git_commands(rest),
+        // `npx -c CMD`, `npm exec -c CMD` (and pnpm, yarn): a shell string.
+        "npx" | "npm" | "pnpm" | "yarn" | "bunx" | "pnpx" => {
+            valued(option_value(rest, 'c', "call"), &Inner::shell)
         }
+        // Options whose value is a command the program runs: `tar
+        // --to-command`/`--checkpoint-action=exec=`/`-I`, `zip -TT`, `ssh -o
+        // ProxyCommand=`, `rsync -e`.
+        "tar" | "bsdtar" | "gtar" | "zip" | "scp" | "sftp" | "rsync" => command_options(name, rest),
         "watch" => {
             let n = strip_step(words, false).unwrap_or(words.len());
             let cmd = words.get(n..).unwrap_or_default();
@@ -879,11 +1164,192 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
     }
 }
 
+/// git's own command strings (SPEC §4, "git's configuration runs commands"): `-c
+/// KEY=VALUE` and `git config KEY VALUE` for the keys whose value is a command
+/// (`alias.x=!cmd`, `core.pager`, `diff.external`, `core.sshCommand`, ...), the
+/// options `--upload-pack`/`-u`/`--receive-pack`/`--exec`, and an `ext::` remote; a
+/// hooks path or a configuration read from elsewhere may run anything.
+fn git_commands(rest: &[Word]) -> (Vec<Inner>, bool) {
+    let mut out = Vec::new();
+    let mut unknown = false;
+    let judge = |key: &str, value: &str, dynamic: bool, out: &mut Vec<Inner>| {
+        let key = key.to_ascii_lowercase();
+        if key.starts_with("alias.") {
+            if let Some(code) = value.strip_prefix('!') {
+                out.push(Inner::shell(code.to_owned()));
+            }
+        } else if GIT_COMMAND_KEYS.iter().any(|k| key.ends_with(k)) {
+            out.push(Inner::shell(value.to_owned()));
+        } else if GIT_CODE_KEYS.iter().any(|k| key.ends_with(k)) {
+            return true;
+        } else {
+            return dynamic && key.is_empty();
+        }
+        dynamic
+    };
+    let mut it = rest.iter();
+    let mut sub: Option<&str> = None;
+    while let Some(w) = it.next() {
+        let t = w.text.as_str();
+        match t {
+            "-c" => {
+                if let Some(setting) = it.next() {
+                    let (key, value) = setting.text.split_once('=').unwrap_or((&setting.text, ""));
+                    unknown |= judge(key, value, setting.dynamic, &mut out);
+                }
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env"
+            | "--super-prefix" => {
+                let _ = it.next();
+            }
+            "--upload-pack" | "-u" | "--receive-pack" | "--exec" if sub.is_some() => {
+                if let Some(v) = it.next() {
+                    unknown |= v.dynamic;
+                    out.push(Inner::shell(v.text.clone()));
+                }
+            }
+            t if t.starts_with("--upload-pack=")
+                || t.starts_with("--receive-pack=")
+                || t.starts_with("--exec=") =>
+            {
+                let v = t.split_once('=').map_or("", |(_, v)| v);
+                unknown |= w.dynamic;
+                out.push(Inner::shell(v.to_owned()));
+            }
+            t if t.starts_with("ext::") => unknown = true,
+            t if t.starts_with('-') => {}
+            t if sub.is_none() => sub = Some(t),
+            _ => {}
+        }
+    }
+    // `git config [--global] KEY VALUE`: a command stored for later.
+    if sub == Some("config") {
+        let ops: Vec<&Word> = rest
+            .iter()
+            .skip_while(|w| w.text != "config")
+            .skip(1)
+            .filter(|w| !w.text.starts_with('-'))
+            .collect();
+        if let [key, value, ..] = ops.as_slice() {
+            unknown |= judge(&key.text, &value.text, value.dynamic, &mut out);
+        }
+    }
+    (out, unknown)
+}
+
+/// git configuration keys whose value makes git run code from elsewhere (a hooks
+/// folder, a configuration file, a remote's helper).
+const GIT_CODE_KEYS: &[&str] = &[
+    "hookspath",
+    "include.path",
+    ".path",
+    "protocol.ext.allow",
+    "protocol.allow",
+    "core.worktree",
+    "gitproxy",
+    "program",
+];
+
+/// The commands `tar`, `zip`, `ssh`/`scp`/`sftp` and `rsync` run from their options.
+fn command_options(name: &str, rest: &[Word]) -> (Vec<Inner>, bool) {
+    let mut out = Vec::new();
+    let mut unknown = false;
+    let mut fed: Vec<bool> = Vec::new();
+    let mut push = |code: &str, dynamic: bool, out: &mut Vec<Inner>| {
+        fed.push(dynamic);
+        out.push(Inner::shell(code.to_owned()));
+    };
+    let mut it = rest.iter().peekable();
+    while let Some(w) = it.next() {
+        let t = w.text.as_str();
+        let next_value = |it: &mut std::iter::Peekable<std::slice::Iter<'_, Word>>| {
+            it.next().map(|v| (v.text.clone(), v.dynamic))
+        };
+        match name {
+            "tar" | "bsdtar" | "gtar" => {
+                if let Some(v) = t
+                    .strip_prefix("--to-command=")
+                    .or_else(|| t.strip_prefix("--use-compress-program="))
+                    .or_else(|| t.strip_prefix("--info-script="))
+                    .or_else(|| t.strip_prefix("--new-volume-script="))
+                    .or_else(|| t.strip_prefix("--rsh-command="))
+                {
+                    push(v, w.dynamic, &mut out);
+                } else if let Some(v) = t.strip_prefix("--checkpoint-action=") {
+                    if let Some(code) = v.strip_prefix("exec=") {
+                        push(code, w.dynamic, &mut out);
+                    }
+                } else if matches!(
+                    t,
+                    "--to-command" | "-I" | "--use-compress-program" | "-F" | "--info-script"
+                ) {
+                    if let Some((v, d)) = next_value(&mut it) {
+                        push(&v, d, &mut out);
+                    }
+                }
+            }
+            "zip" => {
+                if let Some(v) = t.strip_prefix("--unzip-command=") {
+                    push(v, w.dynamic, &mut out);
+                } else if matches!(t, "-TT" | "--unzip-command") {
+                    if let Some((v, d)) = next_value(&mut it) {
+                        push(&v, d, &mut out);
+                    }
+                }
+            }
+            "rsync" => {
+                if let Some(v) = t
+                    .strip_prefix("--rsh=")
+                    .or_else(|| t.strip_prefix("--rsync-path="))
+                {
+                    push(v, w.dynamic, &mut out);
+                } else if matches!(t, "-e" | "--rsh" | "--rsync-path") {
+                    if let Some((v, d)) = next_value(&mut it) {
+                        push(&v, d, &mut out);
+                    }
+                }
+            }
+            _ => {
+                // ssh, scp, sftp: `-o Key=Value` / `-oKey=Value`; `-F FILE` reads
+                // options (a ProxyCommand) from a file.
+                let option = if t == "-o" {
+                    next_value(&mut it)
+                } else {
+                    t.strip_prefix("-o")
+                        .filter(|o| !o.is_empty())
+                        .map(|o| (o.to_owned(), w.dynamic))
+                };
+                if let Some((opt, d)) = option {
+                    let (key, value) = opt
+                        .split_once(['=', ' '])
+                        .map_or((opt.as_str(), ""), |(k, v)| (k, v));
+                    if matches!(
+                        key.to_ascii_lowercase().as_str(),
+                        "proxycommand" | "localcommand" | "knownhostscommand" | "remotecommand"
+                    ) {
+                        push(value, d, &mut out);
+                    } else if key.eq_ignore_ascii_case("permitlocalcommand") || d {
+                        unknown = true;
+                    }
+                } else if t == "-F" {
+                    unknown = true;
+                }
+            }
+        }
+    }
+    unknown |= fed.iter().any(|d| *d);
+    (out, unknown)
+}
+
 /// The options of a shell that take a separate argument.
 const SHELL_OPTS_WITH_ARG: &[&str] = &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"];
 
 /// git configuration keys whose value is a command git runs.
 const GIT_COMMAND_KEYS: &[&str] = &[
+    "external",
+    "uploadpack",
+    "receivepack",
+    "sequence.editor",
     "pager",
     "editor",
     "sshcommand",
@@ -902,10 +1368,35 @@ const GIT_COMMAND_KEYS: &[&str] = &[
 /// The interpreters that take inline code, and the options that give it.
 const INTERPRETERS: &[(&str, &[&str])] = &[
     ("python", &["-c"]),
-    ("perl", &["-e", "-E"]),
+    ("perl", &["-e", "-E", "-M", "-m"]),
     ("ruby", &["-e"]),
-    ("node", &["-e", "--eval", "-p", "--print"]),
-    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    (
+        "node",
+        &[
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "--import",
+            "--require",
+            "-r",
+            "--loader",
+            "--experimental-loader",
+        ],
+    ),
+    (
+        "nodejs",
+        &[
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "--import",
+            "--require",
+            "-r",
+            "--loader",
+        ],
+    ),
     ("bun", &["-e", "--eval", "-p", "--print"]),
     ("deno", &["eval"]),
     ("php", &["-r"]),
@@ -919,6 +1410,32 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("julia", &["-e", "--eval"]),
     ("groovy", &["-e"]),
     ("jshell", &[]),
+    ("expect", &["-c"]),
+    ("make", &["--eval", "-E"]),
+    ("gmake", &["--eval", "-E"]),
+    (
+        "gdb",
+        &["-ex", "--eval-command", "-x", "--command", "-iex", "-batch"],
+    ),
+    (
+        "vim",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    ("vi", &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"]),
+    (
+        "nvim",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es", "-l"],
+    ),
+    ("view", &["-c", "--cmd", "-S", "-s"]),
+    ("ex", &["-c", "--cmd", "-S", "-s"]),
+    ("rvim", &["-c", "--cmd"]),
+    (
+        "emacs",
+        &["--eval", "-l", "--load", "--script", "-batch", "--batch"],
+    ),
+    ("sqlite3", &["-cmd", "-init"]),
+    ("ed", &[]),
+    ("red", &[]),
 ];
 
 /// The code a part runs that the core does not read as shell, as words (SPEC §4:
@@ -930,10 +1447,11 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
     let (first, args) = stripped.split_first()?;
     let name = basename(&first.text);
     let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    if let Some((_, opts)) = INTERPRETERS
+    if let Some((entry, opts)) = INTERPRETERS
         .iter()
-        .find(|(n, _)| *n == family || *n == name)
+        .find(|(n, _)| *n == name || *n == family)
     {
+        let family = *entry;
         for opt in *opts {
             let value = match opt.strip_prefix("--") {
                 Some(long) => option_value(args, '\u{0}', long),
@@ -952,6 +1470,36 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
                 return Some(code_words(&v.map(|(c, _)| c).unwrap_or_default()));
             }
         }
+        match family {
+            // A target, not a script; the makefile is `-f`'s (standard input: code).
+            "make" | "gmake" => {
+                return option_value(args, 'f', "file")
+                    .flatten()
+                    .filter(|(f, _)| STDIN_PATHS.contains(&f.as_str()) || f.starts_with("/dev/fd/"))
+                    .map(|_| Vec::new());
+            }
+            // Editors and shells of their own run `!cmd`: code when they read their
+            // commands from a fed input, or are given one (`.shell`, `+cmd`).
+            "ed" | "red" | "ex" | "vim" | "vi" | "nvim" | "view" => {
+                let plus = args
+                    .iter()
+                    .find(|a| a.text.starts_with('+') && a.text.len() > 1);
+                if let Some(p) = plus {
+                    return Some(code_words(p.text.get(1..).unwrap_or_default()));
+                }
+                return matches!(family, "ed" | "red" | "ex").then(Vec::new);
+            }
+            "sqlite3" => {
+                let dot = args.iter().find(|a| a.text.trim_start().starts_with('.'));
+                return match dot {
+                    Some(d) => Some(code_words(&d.text)),
+                    None => (args.iter().filter(|a| !a.text.starts_with('-')).count() < 2)
+                        .then(Vec::new),
+                };
+            }
+            "gdb" | "emacs" | "expect" | "tclsh" | "jshell" => return None,
+            _ => {}
+        }
         // No script named, or `-`: the code comes from standard input.
         let informational = args
             .iter()
@@ -959,7 +1507,7 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
         let script = args
             .iter()
             .find(|a| !a.text.starts_with('-') || a.text == "-");
-        let from_stdin = script.is_none_or(|s| STDIN_PATHS.contains(&s.text.as_str()));
+        let from_stdin = script.is_none_or(is_fed_path);
         return (from_stdin && !informational).then(Vec::new);
     }
     match name {
@@ -968,39 +1516,48 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
             Some(vec![name.to_owned(), file.text.clone()])
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
-            let program = args
-                .iter()
-                .find(|a| !a.text.starts_with('-'))
-                .map(|w| w.text.as_str())?;
-            (program.contains("system") || program.contains('|') || program.contains('>'))
-                .then(|| code_words(program))
+            // A program file (`-f`): code the core cannot read.
+            if option_value(args, 'f', "file").is_some() {
+                return Some(Vec::new());
+            }
+            let mut it = args.iter();
+            let mut program = None;
+            while let Some(a) = it.next() {
+                let t = a.text.as_str();
+                if matches!(
+                    t,
+                    "-v" | "-F"
+                        | "-i"
+                        | "-l"
+                        | "-E"
+                        | "--assign"
+                        | "--field-separator"
+                        | "--include"
+                        | "--load"
+                ) {
+                    let _ = it.next();
+                } else if t == "--" {
+                    program = it.next();
+                    break;
+                } else if !t.starts_with('-') || t == "-" {
+                    program = Some(a);
+                    break;
+                }
+            }
+            let program = program.map(|w| w.text.as_str())?;
+            // `system()`, pipes, redirects and `getline` run commands or touch files.
+            (program.contains("system")
+                || program.contains('|')
+                || program.contains('>')
+                || program.contains('<')
+                || program.contains("getline"))
+            .then(|| code_words(program))
         }
-        "sed" | "gsed" => {
-            let runs = args
-                .iter()
-                .any(|a| !a.text.starts_with('-') && sed_runs(&a.text));
-            runs.then(|| args.iter().flat_map(|a| code_words(&a.text)).collect())
-        }
+        "sed" | "gsed" => super::sed::sed_effects(args)
+            .runs
+            .then(|| args.iter().flat_map(|a| code_words(&a.text)).collect()),
         _ => None,
     }
-}
-
-/// Whether a sed script may run a command: the `e` command, or the `e` flag of `s`.
-fn sed_runs(script: &str) -> bool {
-    let b = script.as_bytes();
-    b.iter().enumerate().any(|(i, c)| {
-        *c == b'e'
-            && b.get(i + 1)
-                .is_none_or(|n| n.is_ascii_whitespace() || *n == b';')
-            && (i == 0
-                || b.get(i - 1).is_some_and(|p| {
-                    matches!(
-                        p,
-                        b';' | b'\n' | b'/' | b' ' | b'}' | b'$' | b'0'
-                            ..=b'9' | b'g' | b'p' | b'i' | b'I'
-                    )
-                }))
-    })
 }
 
 /// The words of code text: runs of letters, digits and `_-./+`, each also by its
