@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// How many parses [`parse_command_cached`] keeps.
 pub const MEMO_CAPACITY: usize = 1024;
 
-/// [`parse_command`], memoized by the command string in a bounded LRU of
+/// [`parse_command`](super::parse_command), memoized by the command string in a bounded LRU of
 /// [`MEMO_CAPACITY`] entries shared by the process (SPEC §4 "Compound shell
 /// commands").
 #[must_use]
