@@ -1655,9 +1655,15 @@ fn same_admissions(c: &Case, a: &World, b: &World, tiers: &[Tier]) -> bool {
 /// Whether an `env.get` step reads the same value in both worlds (other steps do not
 /// read the environment).
 fn same_env_for(a: &World, b: &World, s: &RStep) -> bool {
-    s.raise != "env.get" || {
-        let name = s.event["name"].as_str().unwrap_or_default();
-        a.session.core().env_var(name) == b.session.core().env_var(name)
+    match s.raise.as_str() {
+        "env.get" => {
+            let name = s.event["name"].as_str().unwrap_or_default();
+            a.session.core().env_var(name) == b.session.core().env_var(name)
+        }
+        // The core expands a command's variables from the session's environment
+        // (SPEC §4): a held `env.set` earlier may change what a check sees.
+        "tool.check" | "tool.use" => a.session.core().env() == b.session.core().env(),
+        _ => true,
     }
 }
 
@@ -1876,7 +1882,8 @@ fn check_nothing_else(r: &Rendered, main: &World, unseated: &World, past: &World
         let comparable =
             same_admissions(c, main, unseated, &all) && same_env_for(main, unseated, s);
         let past_comparable =
-            same_admissions(c, main, past, &[Tier::Prepend, Tier::Append, Tier::Builtin]);
+            same_admissions(c, main, past, &[Tier::Prepend, Tier::Append, Tier::Builtin])
+                && same_env_for(main, past, s);
         let (a, u, p) = (main.step(s), unseated.step(s), past.step(s));
         if !comparable || a.answer == u.answer {
             continue;

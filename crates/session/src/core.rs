@@ -208,6 +208,14 @@ impl SessionCore {
         lock(&self.env).get(name).cloned()
     }
 
+    /// The session's environment as it is now: the shell a `Bash` command runs in
+    /// inherits it, so the core expands its variables (SPEC §4 "What the core cannot
+    /// see"). A copy, name to value.
+    #[must_use]
+    pub fn env(&self) -> BTreeMap<String, String> {
+        lock(&self.env).clone()
+    }
+
     /// Writes an engine line (SPEC §1.9) straight to the log, past the `ui.log` chain.
     pub fn engine_line(&self, channel: Channel, text: String) {
         self.write(channel, text);
@@ -268,7 +276,7 @@ impl SessionCore {
         // The shell a command runs in inherits the session's environment as it is now
         // (SPEC §4: variables "in the session's environment" are expanded).
         let mut facts = self.facts.clone();
-        facts.env = Some(Arc::new(lock(&self.env).clone()));
+        facts.env = Some(Arc::new(self.env()));
         match self.read_policy() {
             Ok(policy) => {
                 let (rules, hooks) = self.rules_for(&policy);

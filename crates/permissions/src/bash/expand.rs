@@ -374,74 +374,133 @@ fn text_of(atoms: &[Atom]) -> String {
 }
 
 /// Brace expansion (`{a,b}`, `{1..5}`, `{a..e..2}`) on active characters; the fields
-/// of a word in order. `None` past the budget.
+/// of a word in order. `None` past the budget (words made, counted with their atoms).
+///
+/// The braces are matched once (a stack), the word read into a tree of literal atoms
+/// and groups of alternatives, and the tree expanded with the budget checked before
+/// each product: the work is linear in the word and in what it makes.
 fn braces(atoms: &[Atom], budget: &mut usize) -> Option<Vec<Vec<Atom>>> {
-    // Find the first `{` with a matching `}` holding a top-level `,` or a range.
-    let mut i = 0;
-    while i < atoms.len() {
-        if atoms.get(i) == Some(&Atom::Ch('{', true)) {
-            if let Some((close, commas)) = brace_close(atoms, i) {
-                let pre = atoms.get(..i).unwrap_or_default();
-                let post = atoms.get(close + 1..).unwrap_or_default();
-                let inner = atoms.get(i + 1..close).unwrap_or_default();
-                let choices: Vec<Vec<Atom>> = if commas.is_empty() {
-                    range(inner, budget)?
-                } else {
-                    let mut parts = Vec::new();
-                    let mut start = i + 1;
-                    for &c in &commas {
-                        parts.push(atoms.get(start..c).unwrap_or_default().to_vec());
-                        start = c + 1;
-                    }
-                    parts.push(atoms.get(start..close).unwrap_or_default().to_vec());
-                    parts
-                };
-                if !choices.is_empty() {
-                    let mut out = Vec::new();
-                    for choice in choices {
-                        let mut w = pre.to_vec();
-                        w.extend(choice);
-                        w.extend_from_slice(post);
-                        for e in braces(&w, budget)? {
-                            if *budget == 0 {
-                                return None;
-                            }
-                            *budget -= 1;
-                            out.push(e);
-                        }
-                    }
-                    return Some(out);
-                }
-            }
-        }
-        i += 1;
+    if !atoms.contains(&Atom::Ch('{', true)) {
+        return Some(vec![atoms.to_vec()]);
     }
-    Some(vec![atoms.to_vec()])
-}
-
-/// The `}` matching the `{` at `open`, and the top-level commas between them; `None`
-/// when there is none or the braces hold neither a comma nor a range.
-fn brace_close(atoms: &[Atom], open: usize) -> Option<(usize, Vec<usize>)> {
-    let mut depth = 0usize;
-    let mut commas = Vec::new();
-    for (j, a) in atoms.iter().enumerate().skip(open) {
+    // Matching braces and the top-level commas of each pair.
+    let mut close = vec![usize::MAX; atoms.len()];
+    let mut commas: Vec<Vec<usize>> = vec![Vec::new(); atoms.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, a) in atoms.iter().enumerate() {
         match a {
-            Atom::Ch('{', true) => depth += 1,
+            Atom::Ch('{', true) => stack.push(i),
             Atom::Ch('}', true) => {
-                depth -= 1;
-                if depth == 0 {
-                    let inner = atoms.get(open + 1..j).unwrap_or_default();
-                    if !commas.is_empty() || is_range(inner) {
-                        return Some((j, commas));
+                if let Some(open) = stack.pop() {
+                    if let Some(c) = close.get_mut(open) {
+                        *c = i;
                     }
-                    return None;
                 }
             }
-            Atom::Ch(',', true) if depth == 1 => commas.push(j),
+            Atom::Ch(',', true) => {
+                if let Some(&open) = stack.last() {
+                    if let Some(list) = commas.get_mut(open) {
+                        list.push(i);
+                    }
+                }
+            }
             _ => {}
         }
     }
-    None
+    let tree = brace_tree(atoms, 0, atoms.len(), &close, &commas, budget)?;
+    expand_tree(&tree, budget)
+}
+
+/// One node of a word read for brace expansion.
+enum BraceNode {
+    /// A character or piece kept as it is.
+    Atom(Atom),
+    /// `{a,b}` or a range: one of these sequences.
+    Group(Vec<Vec<BraceNode>>),
+}
+
+/// The nodes of `atoms[from..to]`.
+fn brace_tree(
+    atoms: &[Atom],
+    from: usize,
+    to: usize,
+    close: &[usize],
+    commas: &[Vec<usize>],
+    budget: &mut usize,
+) -> Option<Vec<BraceNode>> {
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < to {
+        let a = *atoms.get(i)?;
+        let end = close.get(i).copied().unwrap_or(usize::MAX);
+        if a == Atom::Ch('{', true) && end < to {
+            let inner = atoms.get(i + 1..end).unwrap_or_default();
+            let cs = commas.get(i).map(Vec::as_slice).unwrap_or_default();
+            if !cs.is_empty() {
+                let mut alternatives = Vec::new();
+                let mut start = i + 1;
+                for &c in cs.iter().chain(std::iter::once(&end)) {
+                    alternatives.push(brace_tree(atoms, start, c, close, commas, budget)?);
+                    start = c + 1;
+                }
+                out.push(BraceNode::Group(alternatives));
+                i = end + 1;
+                continue;
+            }
+            if is_range(inner) {
+                let words = range(inner, budget)?;
+                out.push(BraceNode::Group(
+                    words
+                        .into_iter()
+                        .map(|w| w.into_iter().map(BraceNode::Atom).collect())
+                        .collect(),
+                ));
+                i = end + 1;
+                continue;
+            }
+        }
+        out.push(BraceNode::Atom(a));
+        i += 1;
+    }
+    Some(out)
+}
+
+/// Every word a tree makes, in order; `None` past the budget.
+fn expand_tree(nodes: &[BraceNode], budget: &mut usize) -> Option<Vec<Vec<Atom>>> {
+    let mut words: Vec<Vec<Atom>> = vec![Vec::new()];
+    for node in nodes {
+        match node {
+            BraceNode::Atom(a) => {
+                for w in &mut words {
+                    w.push(*a);
+                }
+            }
+            BraceNode::Group(alternatives) => {
+                let mut made = Vec::new();
+                for alt in alternatives {
+                    made.extend(expand_tree(alt, budget)?);
+                }
+                let count = words.len().checked_mul(made.len())?;
+                let size: usize = words.iter().map(Vec::len).sum::<usize>() * made.len()
+                    + made.iter().map(Vec::len).sum::<usize>() * words.len();
+                let cost = count.checked_add(size / 16)?;
+                if cost > *budget {
+                    return None;
+                }
+                *budget -= cost;
+                let mut next = Vec::with_capacity(count);
+                for w in &words {
+                    for m in &made {
+                        let mut n = w.clone();
+                        n.extend_from_slice(m);
+                        next.push(n);
+                    }
+                }
+                words = next;
+            }
+        }
+    }
+    Some(words)
 }
 
 fn plain_text(atoms: &[Atom]) -> Option<String> {

@@ -284,3 +284,14 @@ fn counting_in_a_loop_is_no_code() {
     let p = parse_command("n=$(cat f); (( n > 1 ))");
     assert!(p.parts.iter().any(|part| part.runs_anything));
 }
+
+#[test]
+fn words_the_word_parser_would_backtrack_on_are_not_parsed() {
+    // Found by fuzzing: brush-parser's word parser is exponential in unclosed
+    // subscripts; such a command is one that cannot be parsed (bash refuses it).
+    let cmd = format!("echo \"{}\"", "a${IF[}b".repeat(12));
+    let p = parse_command(&cmd);
+    assert!(!p.parsed);
+    assert!(super::split(&cmd).is_err());
+    assert!(parse_command("echo ${a[1]} ${b[2]} ${c[3]}").parsed);
+}

@@ -52,6 +52,18 @@ impl Walker<'_> {
     /// Resolves one word; the commands inside it are walked.
     pub(super) fn word(&mut self, raw: &str) -> Word {
         let mut w = Word::default();
+        if unclosed_subscripts(raw) > MAX_UNCLOSED_SUBSCRIPTS {
+            // brush-parser's word parser backtracks exponentially on these (found by
+            // fuzzing: `"a${IF[}b" x 6` took minutes); bash refuses them as a bad
+            // substitution. Not parsed: the command is one that cannot be parsed.
+            self.fail(SplitError::Unsupported(
+                "a word with unclosed array subscripts",
+            ));
+            w.text = raw.to_owned();
+            w.dynamic = true;
+            w.segs = vec![Seg::Unknown];
+            return w;
+        }
         match bword::parse(raw, &ParserOptions::default()) {
             Ok(pieces) => self.pieces(&pieces, raw, &mut w, false),
             Err(_) => {
@@ -321,6 +333,36 @@ fn closing(b: &[u8], start: usize, open: u8, close: u8) -> usize {
         j += 1;
     }
     b.len()
+}
+
+/// How many `${NAME[` without their `]` a word may hold before it is not parsed.
+const MAX_UNCLOSED_SUBSCRIPTS: usize = 2;
+
+/// How many parameter expansions in `raw` open a subscript that their `}` comes
+/// before the `]` of (`${IF[}`).
+fn unclosed_subscripts(raw: &str) -> usize {
+    let b = raw.as_bytes();
+    let mut count = 0;
+    let mut i = 0;
+    while let Some(at) = raw.get(i..).and_then(|r| r.find("${")) {
+        let mut j = i + at + 2;
+        while b
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            j += 1;
+        }
+        if b.get(j) == Some(&b'[') {
+            let rest = b.get(j..).unwrap_or_default();
+            let close = rest.iter().position(|c| *c == b']');
+            let brace = rest.iter().position(|c| *c == b'}');
+            if close.is_none() || brace.is_some_and(|br| close.is_some_and(|c| br < c)) {
+                count += 1;
+            }
+        }
+        i = j.max(i + at + 2);
+    }
+    count
 }
 
 /// Appends literal text to a word's pieces (`active` when unquoted).
