@@ -515,11 +515,14 @@ fn renamed_programs(stripped: &[Word]) -> Vec<String> {
     };
     let ops: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
     let sources: Vec<&Word> = match basename(&first.text) {
-        "cp" | "ln" | "install" | "mv" | "rsync" | "scp" => ops
+        "cp" | "ln" | "install" | "mv" | "rsync" | "scp" | "link" => ops
             .iter()
             .take(ops.len().saturating_sub(1))
             .copied()
             .collect(),
+        // `cat /usr/bin/rm > ls`, `tee`, `dd if=`: a program's bytes copied out.
+        "cat" | "tee" => ops,
+        "dd" => args.iter().filter(|a| a.text.starts_with("if=")).collect(),
         "hash" => args
             .windows(2)
             .filter(|p| p.first().is_some_and(|f| f.text == "-p"))
@@ -530,7 +533,7 @@ fn renamed_programs(stripped: &[Word]) -> Vec<String> {
     sources
         .into_iter()
         .filter(|w| w.text.contains('/'))
-        .map(|w| basename(w.text.trim_end_matches('/')).to_owned())
+        .map(|w| basename(w.text.trim_start_matches("if=").trim_end_matches('/')).to_owned())
         .filter(|b| !b.is_empty())
         .collect()
 }

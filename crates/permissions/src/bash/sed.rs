@@ -40,13 +40,30 @@ fn scripts(args: &[Word]) -> (Vec<&str>, bool) {
             "-l" | "--line-length" => {
                 let _ = it.next();
             }
-            _ if t.starts_with("--expression=") => {
-                operand_is_script = false;
-                out.push(t.get("--expression=".len()..).unwrap_or_default());
+            // Long options by any unambiguous prefix (`--expr=`, `--fi=`).
+            _ if t.starts_with("--") && t.contains('=') => {
+                let (name, value) = t.split_once('=').unwrap_or((t, ""));
+                let name = name.trim_start_matches('-');
+                if super::wrappers::long_prefix(name, "expression") {
+                    operand_is_script = false;
+                    out.push(value);
+                } else if super::wrappers::long_prefix(name, "file") {
+                    operand_is_script = false;
+                    from_file = true;
+                }
             }
-            _ if t.starts_with("--file=") => {
+            _ if t.starts_with("--")
+                && ["expression", "file"]
+                    .iter()
+                    .any(|l| super::wrappers::long_prefix(t.trim_start_matches('-'), l)) =>
+            {
                 operand_is_script = false;
-                from_file = true;
+                if super::wrappers::long_prefix(t.trim_start_matches('-'), "file") {
+                    from_file = true;
+                    let _ = it.next();
+                } else if let Some(v) = it.next() {
+                    out.push(v.text.as_str());
+                }
             }
             _ if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") => {
                 // Bundled short options: `-ne SCRIPT`, `-nf FILE`, `-e` last.

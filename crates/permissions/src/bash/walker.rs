@@ -353,6 +353,10 @@ fn parse_program(command: &str) -> Result<ast::Program, SplitError> {
     }
 }
 
+/// How many bytes a variable's values may hold in all before the walk stops following
+/// it (the value is unknown from then on).
+const MAX_VALUE_BYTES: usize = 64 * 1024;
+
 /// The builtins that evaluate array subscripts in their arguments, quoted or not
 /// (SPEC §4 "Arithmetic is code").
 const SUBSCRIPT_BUILTINS: &[&str] = &[
@@ -437,6 +441,9 @@ pub(super) struct Walker<'c> {
     /// Whether a variable that makes the shell or the programs it starts run code
     /// (`BASH_ENV`, `LD_PRELOAD`, `GIT_SSH_COMMAND`, ...) was set for what follows.
     code_env: bool,
+    /// The functions the command defines: calling one may set any variable and move
+    /// to any folder.
+    functions: std::collections::BTreeSet<String>,
     bases: Bases,
     /// Inside a loop or a function body: a `cd` there moves somewhere unknown.
     repeated: usize,
@@ -463,6 +470,7 @@ impl<'c> Walker<'c> {
             assigned_by_expansion: Vec::new(),
             opaque_vars: false,
             code_env: false,
+            functions: std::collections::BTreeSet::new(),
             bases,
             repeated: 0,
             uncertain_flow: 0,
@@ -570,6 +578,7 @@ impl<'c> Walker<'c> {
                 self.redirect_only(redirects.as_ref().map(|r| r.0.as_slice()));
             }
             ast::Command::Function(f) => {
+                self.functions.insert(f.fname.to_string());
                 // A body runs whenever it is called: any variable may have changed.
                 let late = std::mem::replace(&mut self.late, true);
                 self.repeated += 1;
@@ -970,6 +979,20 @@ impl<'c> Walker<'c> {
     /// command may not run (a branch, a loop, a pipeline), a variable may keep its
     /// old value too.
     fn track_vars(&mut self, words: &[Word]) {
+        // `builtin read P`, `command declare ...`: the builtin past the wrapper.
+        if let Some(at) = words
+            .iter()
+            .position(|w| !is_assignment(w) && matches!(w.text.as_str(), "builtin" | "command"))
+        {
+            if words.iter().take(at).all(is_assignment) {
+                let rest: Vec<Word> = words.get(at + 1..).unwrap_or_default().to_vec();
+                if !rest.is_empty() {
+                    self.track_vars(&rest);
+                    self.operand_names(&rest);
+                }
+                return;
+            }
+        }
         // `a[0]=rm`: an element of `a` (and `$a` is element 0).
         for w in words {
             if let Some((head, _)) = w.text.split_once('=') {
@@ -1163,6 +1186,12 @@ impl<'c> Walker<'c> {
         let Some(p) = final_words(words).first() else {
             return;
         };
+        if self.functions.contains(&p.text) {
+            self.opaque_vars = true;
+            self.bases.unknown = true;
+            self.bases.old = None;
+            return;
+        }
         match basename(&p.text) {
             "eval" | "trap" | "source" | "." | "bind" | "complete" | "compgen" | "mapfile"
             | "readarray" | "alias" | "enable" => {
@@ -1230,6 +1259,16 @@ impl<'c> Walker<'c> {
         if !super::expand::is_var_name(name) {
             return;
         }
+        // A value past the bound is not kept (`a=$a$a` doubling): unknown.
+        let var = match var {
+            Var::Values(vs)
+                if vs.len() > MAX_ALTERNATIVES
+                    || vs.iter().map(String::len).sum::<usize>() > MAX_VALUE_BYTES =>
+            {
+                Var::Unknown
+            }
+            v => v,
+        };
         let numeric = |vs: &[String]| {
             vs.iter()
                 .all(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))

@@ -65,7 +65,19 @@ impl Walker<'_> {
             return w;
         }
         match bword::parse(raw, &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(&pieces, raw, &mut w, false),
+            Ok(pieces) => {
+                self.pieces(&pieces, raw, &mut w, false);
+                // An expansion brush left as text (`${P~~}`): known only when the
+                // shell runs.
+                let unread = w.segs.iter().any(|s| {
+                    matches!(s, Seg::Lit { text, active: true }
+                        if text.contains("${") || text.contains("$(") || text.contains("$["))
+                });
+                if unread {
+                    w.dynamic = true;
+                    w.segs = vec![Seg::Unknown];
+                }
+            }
             Err(_) => {
                 self.fail(SplitError::Syntax(format!("the word {raw:?}")));
                 w.text = raw.to_owned();
@@ -81,6 +93,21 @@ impl Walker<'_> {
             let piece_src = src.get(p.start_index..p.end_index).unwrap_or_default();
             match &p.piece {
                 WordPiece::Text(t) => {
+                    // A `$` brush left as text (`${P~~}`) is an expansion it did not
+                    // read: known only when the shell runs.
+                    if t.contains("${") || t.contains("$(") || t.contains("$[") {
+                        w.dynamic = true;
+                        w.text.push_str(t);
+                        w.segs.push(Seg::Unknown);
+                        continue;
+                    }
+                    // extglob patterns (`@(rm)`, `+(x)`, `!(x)`): not expanded here.
+                    if !in_dq && ["@(", "+(", "!(", "?(", "*("].iter().any(|o| t.contains(o)) {
+                        w.dynamic = true;
+                        w.text.push_str(t);
+                        w.segs.push(Seg::Unknown);
+                        continue;
+                    }
                     if !in_dq
                         && (t.contains(['*', '?'])
                             || t.find('[')
@@ -445,6 +472,14 @@ fn ansi_c_all(s: &str) -> String {
             'f' => Some('\u{c}'),
             'v' => Some('\u{b}'),
             '\\' | '\'' | '"' | '?' => Some(e),
+            'x' if chars.peek() == Some(&'{') => {
+                // `\x{72}`: any number of hex digits in braces.
+                chars.next();
+                let digits: String = chars.by_ref().take_while(|c| *c != '}').collect();
+                u32::from_str_radix(&digits, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+            }
             'x' => radix_char(&mut chars, 16, 2, None),
             'u' => radix_char(&mut chars, 16, 4, None),
             'U' => radix_char(&mut chars, 16, 8, None),

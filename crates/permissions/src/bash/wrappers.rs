@@ -343,6 +343,32 @@ const WRAPPERS: &[Wrapper] = &[
         ..Wrapper::DEFAULT
     },
     Wrapper {
+        name: "i386",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "x86_64",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "i686",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "aarch64",
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "choom",
+        opts_with_arg: &["-n", "--adjust", "-p", "--pid"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
+        name: "ssh-agent",
+        opts_with_arg: &["-a", "-E", "-t", "-P", "-O"],
+        ..Wrapper::DEFAULT
+    },
+    Wrapper {
         name: "linux64",
         ..Wrapper::DEFAULT
     },
@@ -614,6 +640,25 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
             i += 2;
             continue;
         }
+        // A bundle whose last letter takes a value (`env -iu X`, `strace -fo F`).
+        if t.len() > 2 && t.starts_with('-') && !t.starts_with("--") {
+            let last = t
+                .chars()
+                .last()
+                .map(|c| format!("-{c}"))
+                .unwrap_or_default();
+            if wrapper.opts_with_arg.contains(&last.as_str()) {
+                had_options = true;
+                i += 2;
+                continue;
+            }
+        }
+        // `env -`: the same as `env -i`.
+        if t == "-" && name == "env" {
+            had_options = true;
+            i += 1;
+            continue;
+        }
         if t.len() > 1 && t.starts_with('-') {
             had_options = true;
             i += 1;
@@ -634,6 +679,23 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
         wrapper.positional
     };
     i += positional;
+    // `setarch ARCH [options] CMD`: options come after the architecture too.
+    if matches!(name, "setarch" | "choom") {
+        while let Some(w) = words.get(i) {
+            if w.text == "--" {
+                i += 1;
+                break;
+            }
+            if !w.text.starts_with('-') {
+                break;
+            }
+            i += if wrapper.opts_with_arg.contains(&w.text.as_str()) {
+                2
+            } else {
+                1
+            };
+        }
+    }
     Some(i.min(words.len()))
 }
 
@@ -673,13 +735,19 @@ pub(super) fn final_words(words: &[Word]) -> &[Word] {
 /// Whether a wrapper among the leading words runs the command in another directory
 /// (`env -C`, `sudo -D`).
 pub(super) fn words_change_dir(words: &[Word]) -> bool {
-    for (step, _) in strip_steps(words, false) {
+    // Each wrapper step, and the program past them (`git -C`, `tar -C`, `make -C`).
+    let mut steps: Vec<&[Word]> = strip_steps(words, false).map(|(step, _)| step).collect();
+    steps.push(final_words(words));
+    for step in steps {
         let name = step.first().map(|w| basename(&w.text)).unwrap_or_default();
-        if matches!(name, "env" | "sudo")
-            && step.iter().any(|w| {
-                matches!(w.text.as_str(), "-C" | "--chdir" | "-D") || w.text.starts_with("--chdir=")
-            })
-        {
+        let (letter, long) = match name {
+            "env" => ('C', "chdir"),
+            "sudo" => ('D', "chdir"),
+            "nsenter" | "unshare" => ('w', "wd"),
+            "git" | "tar" | "make" => ('C', "directory"),
+            _ => continue,
+        };
+        if option_value(step.get(1..).unwrap_or_default(), letter, long).is_some() {
             return true;
         }
     }
@@ -904,11 +972,16 @@ fn option_value(args: &[Word], short: char, long: &str) -> Option<Option<(String
             if long.is_empty() {
                 continue;
             }
-            if l == long {
-                return Some(it.next().map(|v| (v.text.clone(), v.dynamic)));
-            }
-            if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-                return Some(Some((v.to_owned(), w.dynamic)));
+            // getopt_long takes any unambiguous prefix (`--upload-pa=`, `--expr=`).
+            let (name, value) = match l.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (l, None),
+            };
+            if long_prefix(name, long) {
+                return Some(match value {
+                    Some(v) => Some((v.to_owned(), w.dynamic)),
+                    None => it.next().map(|v| (v.text.clone(), v.dynamic)),
+                });
             }
             continue;
         }
@@ -928,6 +1001,12 @@ fn option_value(args: &[Word], short: char, long: &str) -> Option<Option<(String
         }
     }
     None
+}
+
+/// Whether `given` (a long option's name as written, without `--`) names `long`:
+/// equal, or an abbreviation of at least two letters, as getopt_long reads it.
+pub(super) fn long_prefix(given: &str, long: &str) -> bool {
+    given == long || (given.len() >= 2 && long.starts_with(given))
 }
 
 /// Whether `w` is a bundle of short options ending in `opt` (so its value is the next
@@ -1105,6 +1184,104 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
         // `git -c alias.x='!cmd'`, `git -c core.pager=cmd`: configuration that runs a
         // command.
         "git" => git_commands(rest),
+        // `start-stop-daemon -S -x PROGRAM -- ARGS`: the program and its arguments.
+        "start-stop-daemon" => {
+            let program = option_value(rest, 'x', "exec")
+                .or_else(|| option_value(rest, 'a', "startas"))
+                .flatten();
+            match program {
+                Some((p, d)) => {
+                    let args: Vec<String> = rest
+                        .iter()
+                        .skip_while(|w| w.text != "--")
+                        .skip(1)
+                        .map(|w| shell_quote(&w.text))
+                        .collect();
+                    let mut code = shell_quote(&p);
+                    for a in args {
+                        code.push(' ');
+                        code.push_str(&a);
+                    }
+                    (vec![Inner::shell(code)], d)
+                }
+                None => (Vec::new(), false),
+            }
+        }
+        // `tmux -c CMD`; `tmux new[-session]|new-window|split-window|run-shell [options]
+        // [--] CMD...`: a shell command.
+        "tmux" => {
+            if let Some(v) = option_value(rest, 'c', "") {
+                return valued(Some(v), &Inner::shell);
+            }
+            let sub = rest.iter().position(|w| !w.text.starts_with('-'));
+            let Some(at) = sub else {
+                return (Vec::new(), false);
+            };
+            let name = rest.get(at).map(|w| w.text.as_str()).unwrap_or_default();
+            if !matches!(
+                name,
+                "new"
+                    | "new-session"
+                    | "neww"
+                    | "new-window"
+                    | "splitw"
+                    | "split-window"
+                    | "run"
+                    | "run-shell"
+                    | "respawn-pane"
+                    | "respawnp"
+                    | "respawn-window"
+                    | "display-popup"
+                    | "popup"
+            ) {
+                return (Vec::new(), false);
+            }
+            let mut it = rest.get(at + 1..).unwrap_or_default().iter();
+            let mut cmd: Vec<&Word> = Vec::new();
+            while let Some(w) = it.next() {
+                let t = w.text.as_str();
+                if t == "--" {
+                    cmd.extend(it.by_ref());
+                    break;
+                }
+                if t.starts_with('-') {
+                    if matches!(
+                        t,
+                        "-s" | "-n"
+                            | "-c"
+                            | "-t"
+                            | "-x"
+                            | "-y"
+                            | "-e"
+                            | "-F"
+                            | "-f"
+                            | "-l"
+                            | "-p"
+                            | "-w"
+                            | "-h"
+                            | "-d"
+                            | "-E"
+                            | "-S"
+                    ) && t != "-d"
+                    {
+                        let _ = it.next();
+                    }
+                    continue;
+                }
+                cmd.push(w);
+                cmd.extend(it.by_ref());
+                break;
+            }
+            if cmd.is_empty() {
+                (Vec::new(), false)
+            } else {
+                let text: Vec<String> = cmd.iter().map(|w| w.text.clone()).collect();
+                (
+                    vec![Inner::shell(text.join(" "))],
+                    cmd.iter().any(|w| w.dynamic),
+                )
+            }
+        }
         // `npx -c CMD`, `npm exec -c CMD` (and pnpm, yarn): a shell string.
         "npx" | "npm" | "pnpm" | "yarn" | "bunx" | "pnpx" => {
             valued(option_value(rest, 'c', "call"), &Inner::shell)
@@ -1202,20 +1379,43 @@ fn git_commands(rest: &[Word]) -> (Vec<Inner>, bool) {
             | "--super-prefix" => {
                 let _ = it.next();
             }
-            "--upload-pack" | "-u" | "--receive-pack" | "--exec" if sub.is_some() => {
+            "--upload-pack" | "-u" | "--receive-pack" | "--exec" | "-x" | "--extcmd"
+            | "--tree-filter" | "--index-filter" | "--msg-filter" | "--env-filter"
+            | "--commit-filter"
+                if sub.is_some() =>
+            {
                 if let Some(v) = it.next() {
                     unknown |= v.dynamic;
                     out.push(Inner::shell(v.text.clone()));
                 }
             }
-            t if t.starts_with("--upload-pack=")
-                || t.starts_with("--receive-pack=")
-                || t.starts_with("--exec=") =>
+            t if t.starts_with("--")
+                && t.contains('=')
+                && t.split_once('=').is_some_and(|(n, _)| {
+                    let n = n.trim_start_matches('-');
+                    [
+                        "upload-pack",
+                        "receive-pack",
+                        "exec",
+                        "extcmd",
+                        "tree-filter",
+                        "index-filter",
+                        "msg-filter",
+                        "env-filter",
+                        "commit-filter",
+                        "parent-filter",
+                        "tag-name-filter",
+                    ]
+                    .iter()
+                    .any(|l| long_prefix(n, l) && n.len() >= 3)
+                }) =>
             {
                 let v = t.split_once('=').map_or("", |(_, v)| v);
                 unknown |= w.dynamic;
                 out.push(Inner::shell(v.to_owned()));
             }
+            // `git --config-env=KEY=ENV`: a configuration from the environment.
+            t if t.starts_with("--config-env") => unknown = true,
             t if t.starts_with("ext::") => unknown = true,
             t if t.starts_with('-') => {}
             t if sub.is_none() => sub = Some(t),
@@ -1312,13 +1512,32 @@ fn command_options(name: &str, rest: &[Word]) -> (Vec<Inner>, bool) {
             _ => {
                 // ssh, scp, sftp: `-o Key=Value` / `-oKey=Value`; `-F FILE` reads
                 // options (a ProxyCommand) from a file.
-                let option = if t == "-o" {
-                    next_value(&mut it)
-                } else {
-                    t.strip_prefix("-o")
-                        .filter(|o| !o.is_empty())
-                        .map(|o| (o.to_owned(), w.dynamic))
+                // `-o Key=Value`, `-oKey=Value`, and bundled (`-vo`, `-qoKey=V`).
+                let option = match t.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+                    Some(flags) => match flags.find('o') {
+                        Some(at)
+                            if flags.get(..at).is_some_and(|f| {
+                                f.chars().all(|c| c.is_ascii_alphanumeric() && c != 'o')
+                            }) =>
+                        {
+                            let attached = flags.get(at + 1..).unwrap_or_default();
+                            if attached.is_empty() {
+                                next_value(&mut it)
+                            } else {
+                                Some((attached.to_owned(), w.dynamic))
+                            }
+                        }
+                        _ => None,
+                    },
+                    None => None,
                 };
+                // `scp -S PROGRAM`, `sftp -S PROGRAM`/`-D PROGRAM`: the program to run.
+                if matches!(name, "scp" | "sftp") && matches!(t, "-S" | "-D") {
+                    if let Some((v, d)) = next_value(&mut it) {
+                        push(&v, d, &mut out);
+                    }
+                    continue;
+                }
                 if let Some((opt, d)) = option {
                     let (key, value) = opt
                         .split_once(['=', ' '])
@@ -1472,6 +1691,14 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
         }
         match family {
             // A target, not a script; the makefile is `-f`'s (standard input: code).
+            // `make CC=rm x`: a variable make's rules run as a command.
+            "make" | "gmake"
+                if args
+                    .iter()
+                    .any(|a| !a.text.starts_with('-') && a.text.contains('=')) =>
+            {
+                return Some(Vec::new());
+            }
             "make" | "gmake" => {
                 return option_value(args, 'f', "file")
                     .flatten()
@@ -1497,7 +1724,8 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
                         .then(Vec::new),
                 };
             }
-            "gdb" | "emacs" | "expect" | "tclsh" | "jshell" => return None,
+            "gdb" | "emacs" | "expect" | "jshell" | "gcc" | "cc" | "g++" | "cpp" | "clang"
+            | "groff" | "nroff" | "troff" | "pic" => return None,
             _ => {}
         }
         // No script named, or `-`: the code comes from standard input.
