@@ -498,7 +498,7 @@ INTERPRETERS = [
       note="an ask rule is carried the same way"),
     A("perl -e 'unlink \"build/a.o\"'", "unc", RM),
     A("perl -E 'system \"touch F\"'", "unc", TOUCH),
-    A("perl -ne 'print' secrets/key.pem", "unc", SECRETS),
+    A("perl -ne 'print' secrets/key.pem", "deny", SECRETS, note="the file operands of an interpreter are read: a deny before the uncertain ask"),
     A("node -e 'require(\"child_process\").execSync(\"rm -rf build\")'", "unc", RM),
     A("node --eval 'require(\"fs\").rmSync(\"build\",{recursive:true})'", "unc", RM),
     A("node -p 'require(\"fs\").readFileSync(\"secrets/key.pem\",\"utf8\")'", "unc", SECRETS),

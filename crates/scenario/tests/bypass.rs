@@ -40,6 +40,7 @@ const FAMILIES: &[&str] = &[
     "shell-expansion",
     "shell-interpreters",
     "shell-adversary",
+    "shell-adversary-2",
 ];
 
 /// Runs every scenario of `examples/scenarios/bypass/<family>.json`.
@@ -155,6 +156,11 @@ fn bypass_shell_interpreters() {
 #[test]
 fn bypass_shell_adversary() {
     run_family("shell-adversary");
+}
+
+#[test]
+fn bypass_shell_adversary_2() {
+    run_family("shell-adversary-2");
 }
 
 /// Every family file in the folder has its test above, and the corpus keeps at least

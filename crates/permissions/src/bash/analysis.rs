@@ -282,9 +282,26 @@ fn analyse_words(
         && steps
             .last()
             .is_some_and(|(step, _)| step.first().is_some_and(|w| basename(&w.text) != "xargs"));
-    if handed_by_xargs {
+    // `xargs xargs`: the inner one's program comes from standard input too.
+    let xargs_steps = steps
+        .iter()
+        .filter(|(step, _)| step.first().is_some_and(|w| basename(&w.text) == "xargs"))
+        .count();
+    if handed_by_xargs || (xargs_steps >= 2 && stripped.is_empty()) {
         uncertain = true;
         runs_anything = true;
+    }
+    // `xargs -a FILE`: it reads FILE for the arguments.
+    for (step, _) in &steps {
+        if step.first().is_some_and(|w| basename(&w.text) == "xargs") {
+            if let Some(Some((file, dynamic))) =
+                super::wrappers::option_value(step.get(1..).unwrap_or_default(), 'a', "arg-file")
+            {
+                parsed
+                    .files
+                    .push(FileArg::new(file, false, dynamic, simple.bases.clone()));
+            }
+        }
     }
     // A program copied, linked or hashed under another name (`cp /usr/bin/rm ls`,
     // `hash -p /usr/bin/rm ls`) meets the rules that name it.
@@ -345,12 +362,21 @@ fn analyse_words(
     }
     // A shell or interpreter reads the script it runs (`bash secrets/key.pem`).
     if let Some(script) = script_operand(stripped) {
-        parsed.files.push(FileArg::new(
-            script.text.clone(),
-            false,
-            script.dynamic,
-            bases.clone(),
-        ));
+        // The script, and the operands after it (`perl -p /dev/null FILE` reads FILE).
+        let from = stripped
+            .iter()
+            .position(|w| std::ptr::eq(w, script))
+            .unwrap_or(0);
+        for w in stripped.get(from..).unwrap_or_default() {
+            if !w.text.starts_with('-') {
+                parsed.files.push(FileArg::new(
+                    w.text.clone(),
+                    false,
+                    w.dynamic,
+                    bases.clone(),
+                ));
+            }
+        }
     }
     // `sed '1r F'`, `sed 's/x/y/w F'`: files its script reads and writes.
     if stripped
@@ -485,7 +511,10 @@ fn script_operand(stripped: &[Word]) -> Option<&Word> {
         return None;
     }
     if args.iter().any(|a| {
-        a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(['c', 'e', 'm'])
+        a.text.starts_with('-')
+            && !a.text.starts_with("--")
+            && a.text.contains(['c', 'e', 'm'])
+            && !a.text.contains(['p', 'n'])
     }) {
         return None;
     }

@@ -86,6 +86,31 @@ const FILE_COMMANDS: &[FileCommand] = &[
             "lzcat",
             "zstdcat",
             "lz4cat",
+            "eqn",
+            "tbl",
+            "ul",
+            "ptx",
+            "soelim",
+            "preconv",
+            "groff",
+            "nroff",
+            "troff",
+            "pic",
+            "refer",
+            "grap",
+            "man",
+            "objdump",
+            "readelf",
+            "nm",
+            "pager",
+            "sensible-pager",
+            "cpp",
+            "gcc",
+            "cc",
+            "clang",
+            "g++",
+            "c++",
+            "as",
         ],
         opts_with_arg: &[
             "-d",
@@ -116,8 +141,23 @@ const FILE_COMMANDS: &[FileCommand] = &[
     // Editors read and write the files they open.
     FileCommand {
         names: &[
-            "ed", "red", "ex", "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "joe",
+            "ed",
+            "red",
+            "ex",
+            "vi",
+            "vim",
+            "nvim",
+            "view",
+            "nano",
+            "pico",
+            "emacs",
+            "joe",
             "mcedit",
+            "vim.basic",
+            "vim.tiny",
+            "vimdiff",
+            "editor",
+            "sensible-editor",
         ],
         opts_with_arg: &[
             "-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-p", "--eval", "-l",
@@ -583,7 +623,7 @@ const FILE_COMMANDS: &[FileCommand] = &[
         ..FileCommand::DEFAULT
     },
     FileCommand {
-        names: &["cp", "ln", "install"],
+        names: &["cp", "ln", "install", "link"],
         opts_with_arg: &[
             "-S", "--suffix", "-m", "-o", "-g", "--mode", "--owner", "--group",
         ],
@@ -814,6 +854,14 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
         "tar" | "bsdtar" | "gtar" => {
             let first_arg = args.first().map(|a| a.text.as_str()).unwrap_or_default();
             let create = has_flag(args, &['c', 'r', 'u'], &["create", "append", "update"])
+                || args.iter().any(|a| {
+                    a.text.strip_prefix("--").is_some_and(|l| {
+                        l.len() >= 2
+                            && ["create", "append", "update"]
+                                .iter()
+                                .any(|c| c.starts_with(l))
+                    })
+                })
                 || (!first_arg.starts_with('-') && first_arg.contains(['c', 'r', 'u']));
             if !create {
                 return Vec::new();
@@ -831,11 +879,40 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
                     }
                     continue;
                 }
-                if t.starts_with('-') && !t.starts_with("--") && t.contains('f') || t == "--file" {
+                // `-f FILE` (the archive): skipped; `-f-` or `-fFILE` attached.
+                if t.starts_with('-') && !t.starts_with("--") && t.contains('f') {
+                    if t.ends_with('f') {
+                        let _ = it.next();
+                    }
+                    continue;
+                }
+                if t == "--file" {
                     let _ = it.next();
                     continue;
                 }
-                if t == "-C" || t == "--directory" {
+                // `-C DIR`, `-CDIR`, `--directory=DIR` (by any prefix): read from there.
+                if let Some(dir) = t
+                    .strip_prefix("-C")
+                    .filter(|d| !d.is_empty() && !t.starts_with("--"))
+                {
+                    out.push(a.with_text(dir));
+                    continue;
+                }
+                if let Some(l) = t.strip_prefix("--") {
+                    let (name, value) = l.split_once('=').map_or((l, None), |(n, v)| (n, Some(v)));
+                    if name.len() >= 3 && "directory".starts_with(name) {
+                        match value {
+                            Some(v) => out.push(a.with_text(v)),
+                            None => {
+                                if let Some((_, d)) = it.next() {
+                                    out.push(d.clone());
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                }
+                if t == "-C" {
                     if let Some((_, d)) = it.next() {
                         out.push(d.clone());
                     }
@@ -848,12 +925,53 @@ pub(super) fn folder_reads(words: &[Word]) -> Vec<Word> {
             }
             out
         }
-        // Every operand past the archive is read (whole, with `-r`).
-        "zip" => operands(args, &["-x", "-i", "-P", "--password", "-b", "-t", "-tt"])
-            .into_iter()
-            .skip(1)
-            .cloned()
-            .collect(),
+        // Every operand past the archive is read (whole, with `-r`); `-R` reads the
+        // working folder; `-@` names from standard input (unknown).
+        "zip" => {
+            let mut out: Vec<Word> =
+                operands(args, &["-x", "-i", "-P", "--password", "-b", "-t", "-tt"])
+                    .into_iter()
+                    .skip(1)
+                    .cloned()
+                    .collect();
+            if has_flag(args, &['R'], &["recurse-patterns"]) {
+                out.push(Word::literal("."));
+            }
+            if args
+                .iter()
+                .any(|a| a.text == "-@" || (a.text.starts_with('-') && a.text.contains('@')))
+            {
+                out.push(Word {
+                    text: "$(zip names)".to_owned(),
+                    dynamic: true,
+                    ..Word::default()
+                });
+            }
+            out
+        }
+        // `xargs -a FILE`: the file's words become arguments; `sort --files0-from=F`.
+        "xargs" | "sort" => {
+            let (letter, long) = if name == "xargs" {
+                ('a', "arg-file")
+            } else {
+                ('\u{0}', "files0-from")
+            };
+            match super::wrappers::option_value(args, letter, long).flatten() {
+                Some((f, d)) => vec![
+                    Word {
+                        text: f,
+                        dynamic: d,
+                        ..Word::default()
+                    },
+                    Word {
+                        text: "$(names in a file)".to_owned(),
+                        dynamic: true,
+                        ..Word::default()
+                    },
+                ],
+                None => Vec::new(),
+            }
+        }
         "7z" | "7za" => operands(args, &[]).into_iter().skip(2).cloned().collect(),
         "cp" if has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]) => {
             let ops = operands(args, &["-S", "--suffix", "-t", "--target-directory"]);
@@ -988,6 +1106,12 @@ fn git_reads(args: &[Word]) -> Vec<Word> {
             }
         }
         "grep" | "archive" | "bundle" | "fast-export" => repo(),
+        "merge-file" | "update-index" | "hash-object" | "blame" | "annotate" => {
+            operands(rest, &["-L", "--stdin-paths"])
+                .into_iter()
+                .cloned()
+                .collect()
+        }
         // `git add` reads what it stages (`-A`, `.`: the whole repository); `git
         // stash` saves the whole working tree.
         "add" | "stash" => {

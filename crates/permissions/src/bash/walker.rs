@@ -1422,6 +1422,15 @@ impl<'c> Walker<'c> {
                     t => t,
                 };
                 // A bare `cd` goes to `$HOME`: where the command set it, there.
+                // (Also `HOME=x cd`, `CDPATH=.. cd x`: the command's own assignments.)
+                let prefixed = words
+                    .iter()
+                    .take_while(|w| is_assignment(w))
+                    .any(|w| w.text.starts_with("HOME=") || w.text.starts_with("CDPATH="));
+                if prefixed {
+                    self.bases.unknown = true;
+                    return;
+                }
                 let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
                 if self.repeated > 0 || (target.is_none() && home_set) {
                     match self.values_of("HOME").as_deref() {

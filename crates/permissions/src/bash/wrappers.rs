@@ -672,7 +672,9 @@ pub(super) fn strip_step(words: &[Word], harmless_only: bool) -> Option<usize> {
     // `taskset -c LIST CMD` and `taskset -p ...`: no mask before the command.
     let positional = if name == "taskset"
         && words.iter().skip(1).take(i.saturating_sub(1)).any(|w| {
-            w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['c', 'p'])
+            (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['c', 'p']))
+                || w.text.starts_with("--cpu-list")
+                || w.text == "--pid"
         }) {
         0
     } else {
@@ -961,7 +963,11 @@ impl Inner {
 /// bundled after others too: `-lc VALUE`), `--command VALUE`, `--command=VALUE`.
 /// `Some(None)` when the option is there with no value; the value's text, and whether
 /// it is known only at run time.
-fn option_value(args: &[Word], short: char, long: &str) -> Option<Option<(String, bool)>> {
+pub(super) fn option_value(
+    args: &[Word],
+    short: char,
+    long: &str,
+) -> Option<Option<(String, bool)>> {
     let mut it = args.iter();
     while let Some(w) = it.next() {
         let t = w.text.as_str();
@@ -1424,12 +1430,24 @@ fn git_commands(rest: &[Word]) -> (Vec<Inner>, bool) {
     }
     // `git config [--global] KEY VALUE`: a command stored for later.
     if sub == Some("config") {
-        let ops: Vec<&Word> = rest
-            .iter()
-            .skip_while(|w| w.text != "config")
-            .skip(1)
-            .filter(|w| !w.text.starts_with('-'))
-            .collect();
+        let mut ops: Vec<&Word> = Vec::new();
+        let mut it = rest.iter().skip_while(|w| w.text != "config").skip(1);
+        while let Some(w) = it.next() {
+            match w.text.as_str() {
+                "-f" | "--file" | "--blob" | "--type" | "--default" | "--comment" => {
+                    let _ = it.next();
+                }
+                t if t.starts_with('-') => {}
+                _ => ops.push(w),
+            }
+        }
+        // `git config set KEY VALUE` (git 2.46): the subcommand comes first.
+        if ops
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "set" | "add" | "replace-all"))
+        {
+            ops.remove(0);
+        }
         if let [key, value, ..] = ops.as_slice() {
             unknown |= judge(&key.text, &value.text, value.dynamic, &mut out);
         }
@@ -1467,31 +1485,60 @@ fn command_options(name: &str, rest: &[Word]) -> (Vec<Inner>, bool) {
         };
         match name {
             "tar" | "bsdtar" | "gtar" => {
-                if let Some(v) = t
-                    .strip_prefix("--to-command=")
-                    .or_else(|| t.strip_prefix("--use-compress-program="))
-                    .or_else(|| t.strip_prefix("--info-script="))
-                    .or_else(|| t.strip_prefix("--new-volume-script="))
-                    .or_else(|| t.strip_prefix("--rsh-command="))
-                {
-                    push(v, w.dynamic, &mut out);
-                } else if let Some(v) = t.strip_prefix("--checkpoint-action=") {
-                    if let Some(code) = v.strip_prefix("exec=") {
-                        push(code, w.dynamic, &mut out);
+                const CODE: &[&str] = &[
+                    "to-command",
+                    "use-compress-program",
+                    "info-script",
+                    "new-volume-script",
+                    "rsh-command",
+                ];
+                if let Some(long) = t.strip_prefix("--") {
+                    // Long options by any unambiguous prefix (`--to-c=`, `--use=`).
+                    let (name, value) = match long.split_once('=') {
+                        Some((n, v)) => (n, Some(v.to_owned())),
+                        None => (long, None),
+                    };
+                    let runs = CODE.iter().any(|c| long_prefix(name, c) && name.len() >= 3);
+                    let checkpoint = long_prefix(name, "checkpoint-action") && name.len() >= 12;
+                    if runs || checkpoint {
+                        let value = match value {
+                            Some(v) => Some((v, w.dynamic)),
+                            None => next_value(&mut it),
+                        };
+                        if let Some((v, d)) = value {
+                            if runs {
+                                push(&v, d, &mut out);
+                            } else if let Some(code) = v.strip_prefix("exec=") {
+                                push(code, d, &mut out);
+                            }
+                        }
                     }
-                } else if matches!(
-                    t,
-                    "--to-command" | "-I" | "--use-compress-program" | "-F" | "--info-script"
-                ) {
+                } else if t == "-F" {
                     if let Some((v, d)) = next_value(&mut it) {
                         push(&v, d, &mut out);
+                    }
+                } else if t.contains('I')
+                    && (t.starts_with('-') || rest.first().is_some_and(|f| std::ptr::eq(f, w)))
+                {
+                    // `-Iprog`, `-I prog`, and bundled (`cIf prog file`).
+                    let flags = t.trim_start_matches('-');
+                    let at = flags.find('I').unwrap_or(0);
+                    let attached = flags.get(at + 1..).unwrap_or_default();
+                    if t.starts_with('-') && !attached.is_empty() {
+                        push(attached, w.dynamic, &mut out);
+                    } else {
+                        unknown = true;
                     }
                 }
             }
             "zip" => {
-                if let Some(v) = t.strip_prefix("--unzip-command=") {
+                let unzip = t.strip_prefix("--").and_then(|l| {
+                    let (name, value) = l.split_once('=').map_or((l, None), |(n, v)| (n, Some(v)));
+                    (name.len() >= 3 && long_prefix(name, "unzip-command")).then_some(value)
+                });
+                if let Some(Some(v)) = unzip {
                     push(v, w.dynamic, &mut out);
-                } else if matches!(t, "-TT" | "--unzip-command") {
+                } else if t == "-TT" || unzip.is_some() {
                     if let Some((v, d)) = next_value(&mut it) {
                         push(&v, d, &mut out);
                     }
@@ -1630,6 +1677,49 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("groovy", &["-e"]),
     ("jshell", &[]),
     ("expect", &["-c"]),
+    (
+        "gdb",
+        &[
+            "-ex",
+            "--ex",
+            "--eval-command",
+            "-x",
+            "--command",
+            "-iex",
+            "-batch",
+            "--batch",
+        ],
+    ),
+    ("wish", &[]),
+    (
+        "vim.basic",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    (
+        "vim.tiny",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    (
+        "vimdiff",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    (
+        "editor",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    (
+        "sensible-editor",
+        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
+    ),
+    ("gcc", &["-wrapper"]),
+    ("cc", &["-wrapper"]),
+    ("g++", &["-wrapper"]),
+    ("cpp", &["-wrapper"]),
+    ("clang", &["-wrapper"]),
+    ("groff", &["-U"]),
+    ("nroff", &["-U"]),
+    ("troff", &["-U"]),
+    ("pic", &["-U"]),
     ("make", &["--eval", "-E"]),
     ("gmake", &["--eval", "-E"]),
     (
@@ -1689,6 +1779,41 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
                 return Some(code_words(&v.map(|(c, _)| c).unwrap_or_default()));
             }
         }
+        // `python3 -m code|asyncio|timeit|trace|profile|...`: modules that run the code
+        // they are given or read.
+        if family == "python" {
+            if let Some(m) = args.iter().position(|a| a.text == "-m") {
+                let module = args.get(m + 1).map(|w| w.text.as_str()).unwrap_or_default();
+                if matches!(
+                    module,
+                    "code"
+                        | "asyncio"
+                        | "timeit"
+                        | "trace"
+                        | "profile"
+                        | "cProfile"
+                        | "pdb"
+                        | "doctest"
+                        | "runpy"
+                        | "idlelib"
+                        | "py_compile"
+                        | "compileall"
+                        | "ipykernel"
+                        | "IPython"
+                        | "pytest"
+                        | "unittest"
+                ) {
+                    return Some(code_words(
+                        &args
+                            .iter()
+                            .map(|a| a.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ));
+                }
+                return None;
+            }
+        }
         match family {
             // A target, not a script; the makefile is `-f`'s (standard input: code).
             // `make CC=rm x`: a variable make's rules run as a command.
@@ -1701,8 +1826,13 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
             }
             "make" | "gmake" => {
                 return option_value(args, 'f', "file")
+                    .or_else(|| option_value(args, '\u{0}', "makefile"))
                     .flatten()
-                    .filter(|(f, _)| STDIN_PATHS.contains(&f.as_str()) || f.starts_with("/dev/fd/"))
+                    .filter(|(f, d)| {
+                        *d || STDIN_PATHS.contains(&f.as_str())
+                            || f.starts_with("/dev/fd/")
+                            || f.starts_with("<(")
+                    })
                     .map(|_| Vec::new());
             }
             // Editors and shells of their own run `!cmd`: code when they read their
@@ -1717,7 +1847,19 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
                 return matches!(family, "ed" | "red" | "ex").then(Vec::new);
             }
             "sqlite3" => {
-                let dot = args.iter().find(|a| a.text.trim_start().starts_with('.'));
+                let dot = args.iter().find(|a| {
+                    let t = a.text.to_ascii_lowercase();
+                    t.trim_start().starts_with('.')
+                        || [
+                            "edit(",
+                            "readfile(",
+                            "writefile(",
+                            "load_extension(",
+                            "fts3_tokenizer(",
+                        ]
+                        .iter()
+                        .any(|f| t.contains(f))
+                });
                 return match dot {
                     Some(d) => Some(code_words(&d.text)),
                     None => (args.iter().filter(|a| !a.text.starts_with('-')).count() < 2)
@@ -1744,8 +1886,9 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
             Some(vec![name.to_owned(), file.text.clone()])
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
-            // A program file (`-f`): code the core cannot read.
-            if option_value(args, 'f', "file").is_some() {
+            // A program file (`-f`), or mawk's `-W exec`/`-W interactive`/`-W ...`:
+            // code the core cannot read.
+            if option_value(args, 'f', "file").is_some() || option_value(args, 'W', "").is_some() {
                 return Some(Vec::new());
             }
             let mut it = args.iter();
