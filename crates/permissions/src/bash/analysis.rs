@@ -244,6 +244,11 @@ fn analyse_words(
     let mut runs_anything = false;
     let mut fed: Vec<String> = Vec::new();
     strict_forms(words, &mut strict, &mut |step: &[Word]| {
+        if step.is_empty() {
+            uncertain = true;
+            runs_anything = true;
+            return;
+        }
         let (inner, unknown) = inner_command(step);
         // A shell fed code on its standard input, at any step (`sudo -s <<< ...`).
         let (stdin_code, code) = runs_unknown_code(step, &simple.redirects);
@@ -315,7 +320,7 @@ fn analyse_words(
         (simple.raw.clone(), raw_guard(words, &simple.raw)),
     ];
     let mut rest: &[Word] = words;
-    for (_, after) in strip_steps(words, true) {
+    for (_, after) in strip_steps(words, true).take(MAX_STRIP_STEPS) {
         rest = after;
         allow.push((join(rest), allow_guard(rest)));
     }
@@ -535,6 +540,10 @@ fn tar_reads_list(stripped: &[Word]) -> bool {
         })
 }
 
+/// How many stripping steps (wrappers, assignments, keywords) a part is followed
+/// through one by one; past them it may run anything.
+const MAX_STRIP_STEPS: usize = 64;
+
 /// The programs a command makes available under another name: the sources of `cp`,
 /// `ln`, `install`, `mv`, `rsync`, `scp` given by a path, and `hash -p PATH NAME`, by
 /// basename.
@@ -637,8 +646,19 @@ fn dedup(mut forms: Vec<String>) -> Vec<String> {
 /// program by a pattern ([`Part::allowable`]).
 fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&[Word])) {
     let mut rest: &[Word] = words;
+    let mut steps = 0usize;
     loop {
         if rest.is_empty() {
+            break;
+        }
+        steps += 1;
+        if steps > MAX_STRIP_STEPS {
+            // Past this many wrappers, only what finally runs is met (the work stays
+            // linear; the part is marked as one that may run anything).
+            let last = final_words(rest);
+            forms.push(join(last));
+            visit(last);
+            visit(&[]);
             break;
         }
         forms.push(join(rest));
