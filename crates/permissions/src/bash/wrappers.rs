@@ -51,6 +51,16 @@ struct Wrapper {
     harmless: bool,
 }
 
+/// The options of the dynamic loader (`ld-linux-x86-64.so.2 [options] PROGRAM`) that
+/// take a value.
+const LD_SO_OPTS: &[&str] = &[
+    "--library-path",
+    "--preload",
+    "--audit",
+    "--argv0",
+    "--inhibit-rpath",
+];
+
 impl Wrapper {
     /// The fields an entry of [`WRAPPERS`] does not spell out: no options with an
     /// argument, no positional arguments before the command, and stripping it
@@ -406,46 +416,22 @@ const WRAPPERS: &[Wrapper] = &[
     // The dynamic loader runs the program it is given.
     Wrapper {
         name: "ld-linux-x86-64.so.2",
-        opts_with_arg: &[
-            "--library-path",
-            "--preload",
-            "--audit",
-            "--argv0",
-            "--inhibit-rpath",
-        ],
+        opts_with_arg: LD_SO_OPTS,
         ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "ld-linux-aarch64.so.1",
-        opts_with_arg: &[
-            "--library-path",
-            "--preload",
-            "--audit",
-            "--argv0",
-            "--inhibit-rpath",
-        ],
+        opts_with_arg: LD_SO_OPTS,
         ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "ld-linux.so.2",
-        opts_with_arg: &[
-            "--library-path",
-            "--preload",
-            "--audit",
-            "--argv0",
-            "--inhibit-rpath",
-        ],
+        opts_with_arg: LD_SO_OPTS,
         ..Wrapper::DEFAULT
     },
     Wrapper {
         name: "ld.so",
-        opts_with_arg: &[
-            "--library-path",
-            "--preload",
-            "--audit",
-            "--argv0",
-            "--inhibit-rpath",
-        ],
+        opts_with_arg: LD_SO_OPTS,
         ..Wrapper::DEFAULT
     },
     Wrapper {
