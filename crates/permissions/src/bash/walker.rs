@@ -628,14 +628,8 @@ impl<'c> Walker<'c> {
                 self.subscripts(&w);
                 // `[[ -v $x ]]`: the name `x` holds may carry a subscript.
                 if w.dynamic && matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
-                    match self.fields(&w) {
-                        Some(values) => {
-                            for v in values {
-                                self.name_subscript(&v);
-                            }
-                        }
-                        None => self.arith_unknown = true,
-                    }
+                    let values = self.fields(&w);
+                    self.read_each(values, Self::name_subscript);
                 }
             }
             ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
@@ -654,14 +648,8 @@ impl<'c> Walker<'c> {
                     self.subscripts(&w);
                     if arithmetic {
                         // Each operand's value is an arithmetic expression.
-                        match self.fields(&w) {
-                            Some(values) => {
-                                for v in values {
-                                    self.arithmetic(&v);
-                                }
-                            }
-                            None => self.arith_unknown = true,
-                        }
+                        let values = self.fields(&w);
+                        self.read_each(values, Self::arithmetic);
                     }
                 }
             }
@@ -1096,18 +1084,12 @@ impl<'c> Walker<'c> {
         for w in words.iter().take(program.unwrap_or(words.len())) {
             if let Some((name, _)) = w.text.split_once('=') {
                 if self.integers.contains(name.trim_end_matches('+')) {
-                    match self.fields(&Word {
+                    let values = self.fields(&Word {
                         dynamic: w.dynamic,
                         segs: split_assignment(w).map(|(_, v, _)| v).unwrap_or_default(),
                         ..Word::literal(w.text.split_once('=').map_or("", |(_, v)| v))
-                    }) {
-                        Some(values) => {
-                            for v in values {
-                                self.arithmetic(&v);
-                            }
-                        }
-                        None => self.arith_unknown = true,
-                    }
+                    });
+                    self.read_each(values, Self::arithmetic);
                 }
             }
         }
@@ -1137,14 +1119,8 @@ impl<'c> Walker<'c> {
         };
         for w in names {
             if w.dynamic {
-                match self.fields(w) {
-                    Some(values) => {
-                        for v in values {
-                            self.name_subscript(&v);
-                        }
-                    }
-                    None => self.arith_unknown = true,
-                }
+                let values = self.fields(w);
+                self.read_each(values, Self::name_subscript);
             } else {
                 self.name_subscript(&w.text);
             }
@@ -1370,14 +1346,8 @@ impl<'c> Walker<'c> {
             .is_some_and(|p| p.text == "let")
         {
             for w in cmd.words.clone().iter().skip(1) {
-                match self.fields(w) {
-                    Some(values) => {
-                        for v in values {
-                            self.arithmetic(&v);
-                        }
-                    }
-                    None => self.arith_unknown = true,
-                }
+                let values = self.fields(w);
+                self.read_each(values, Self::arithmetic);
             }
         }
         self.integer_assignments(&cmd.words);

@@ -245,32 +245,31 @@ impl Walker<'_> {
         }
     }
 
-    /// The values of `name` are names of variables read in their turn (`${!x}`,
-    /// `test -v "$x"`): a subscript in one is arithmetic; an unknown value may be
-    /// code.
-    pub(super) fn names_read(&mut self, name: &str) {
-        match self.values_of(name) {
+    /// Reads each of `values` with `read`; values not known may be code: the command
+    /// then runs something unknown (SPEC §4 "Arithmetic is code").
+    pub(super) fn read_each(&mut self, values: Option<Vec<String>>, read: fn(&mut Self, &str)) {
+        match values {
             Some(values) => {
                 for v in values {
-                    self.name_subscript(&v);
+                    read(self, &v);
                 }
             }
             None => self.arith_unknown = true,
         }
     }
 
+    /// The values of `name` are names of variables read in their turn (`${!x}`,
+    /// `test -v "$x"`): a subscript in one is arithmetic; an unknown value may be
+    /// code.
+    pub(super) fn names_read(&mut self, name: &str) {
+        self.read_each(self.values_of(name), Self::name_subscript);
+    }
+
     /// A variable's values run as code where they are expanded again (`${p@P}`,
     /// `PS4` under `set -x`): their substitutions are walked; an unknown value may
     /// be code.
     pub(super) fn values_as_code(&mut self, name: &str) {
-        match self.values_of(name) {
-            Some(values) => {
-                for v in values {
-                    self.scan(&v);
-                }
-            }
-            None => self.arith_unknown = true,
-        }
+        self.read_each(self.values_of(name), Self::scan);
     }
 
     /// A name with a subscript (`a[$(cmd)]`, `a[i]`): the subscript is arithmetic.

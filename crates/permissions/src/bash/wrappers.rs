@@ -1617,38 +1617,30 @@ const GIT_COMMAND_KEYS: &[&str] = &[
     ".tool",
 ];
 
+/// The options that give vim and its aliases commands to run (`-c`, `--cmd`, a
+/// script with `-S`/`-s`, ex mode reading commands).
+const VIM_CODE: &[&str] = &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"];
+
+/// The options that give node inline code or modules to load first.
+const NODE_CODE: &[&str] = &[
+    "-e",
+    "--eval",
+    "-p",
+    "--print",
+    "--import",
+    "--require",
+    "-r",
+    "--loader",
+    "--experimental-loader",
+];
+
 /// The interpreters that take inline code, and the options that give it.
 const INTERPRETERS: &[(&str, &[&str])] = &[
     ("python", &["-c"]),
     ("perl", &["-e", "-E", "-M", "-m"]),
     ("ruby", &["-e"]),
-    (
-        "node",
-        &[
-            "-e",
-            "--eval",
-            "-p",
-            "--print",
-            "--import",
-            "--require",
-            "-r",
-            "--loader",
-            "--experimental-loader",
-        ],
-    ),
-    (
-        "nodejs",
-        &[
-            "-e",
-            "--eval",
-            "-p",
-            "--print",
-            "--import",
-            "--require",
-            "-r",
-            "--loader",
-        ],
-    ),
+    ("node", NODE_CODE),
+    ("nodejs", NODE_CODE),
     ("bun", &["-e", "--eval", "-p", "--print"]),
     ("deno", &["eval"]),
     ("php", &["-r"]),
@@ -1677,26 +1669,11 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("wish", &[]),
-    (
-        "vim.basic",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
-    (
-        "vim.tiny",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
-    (
-        "vimdiff",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
-    (
-        "editor",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
-    (
-        "sensible-editor",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
+    ("vim.basic", VIM_CODE),
+    ("vim.tiny", VIM_CODE),
+    ("vimdiff", VIM_CODE),
+    ("editor", VIM_CODE),
+    ("sensible-editor", VIM_CODE),
     ("gcc", &["-wrapper"]),
     ("cc", &["-wrapper"]),
     ("g++", &["-wrapper"]),
@@ -1708,15 +1685,8 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     ("pic", &["-U"]),
     ("make", &["--eval", "-E"]),
     ("gmake", &["--eval", "-E"]),
-    (
-        "gdb",
-        &["-ex", "--eval-command", "-x", "--command", "-iex", "-batch"],
-    ),
-    (
-        "vim",
-        &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"],
-    ),
-    ("vi", &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es"]),
+    ("vim", VIM_CODE),
+    ("vi", VIM_CODE),
     (
         "nvim",
         &["-c", "--cmd", "-S", "-s", "-e", "-es", "-E", "-Es", "-l"],
