@@ -20,7 +20,7 @@ use permissions::classic::{ClassicHooks, HandlerKind, PRE_TOOL_USE};
 use permissions::SettingsSource;
 use policy::{ManagedLocation, ManagedSettings, Policy, PolicyError, SourceKind};
 use serde_json::{json, Value};
-use session::{HookRunner, Session, SessionConfig};
+use session::{BlockingSession, HookRunner, SessionConfig};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -502,7 +502,7 @@ fn audit_folder(
             }
         })?;
     let start = |seated: bool| {
-        Session::start(attacks::config(folder, seated, hooks), Vec::new())
+        BlockingSession::start(attacks::config(folder, seated, hooks), Vec::new())
             .map_err(|e| AuditError::BadInput(e.to_string()))
     };
     let oracle = start(false)?;
@@ -541,7 +541,12 @@ fn audit_folder(
 fn hook_rows(policy: &Policy, folder: &Path, catalogue: &[Attack]) -> Vec<HookRow> {
     let settings = Value::Object(policy.settings.clone());
     let (hooks, _) = ClassicHooks::from_sources(&[(SettingsSource::Policy, &settings)]);
-    let facts = SessionConfig::new(folder).facts;
+    let facts = SessionConfig::new(
+        folder,
+        Path::new(synth::CWD),
+        Path::new(synth::HOME),
+    )
+    .facts;
     let settings_files: Vec<&Path> = policy
         .sources
         .iter()

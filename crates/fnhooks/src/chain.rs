@@ -1,16 +1,15 @@
 //! The engine and its chain: `next`, `next.to`, `next.origin`, `next.trace`, pins,
 //! failure handlers and timeouts (SPEC §1.1, §1.2, §1.3, §1.8, §1.9).
 
-use crate::event::{
-    answer_shape_ok, keeps_pins, names, restore_pins, Event, FailureKind, HookFailure, Origin,
-};
+use crate::catalogue::Catalogue;
+use crate::event::{Event, FailureKind, HookFailure, Origin};
 use crate::plugin::{HookError, HookResult, Plugin, PluginInfo, Registration};
 use crate::timer::own_time_limit;
-use crate::{Tier, Verdict};
+use crate::Tier;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
@@ -66,13 +65,26 @@ impl PartialEq for ChainError {
 pub type Answer = Result<Value, ChainError>;
 
 /// A log channel (SPEC §1.5 `ui.log`): `screen` or `debug`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
     /// Shown to the person.
     Screen,
     /// The debug log.
     Debug,
+}
+
+impl Channel {
+    /// `screen` or `debug`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Screen => "screen",
+            Channel::Debug => "debug",
+        }
+    }
 }
 
 /// A set of tiers a run passes over (SPEC §1.1 `next.to`: the tiers strictly between the
@@ -260,14 +272,91 @@ impl Seated {
 struct EngineInner {
     plugins: RwLock<Vec<Arc<Seated>>>,
     core: Arc<dyn Core>,
+    catalogue: Catalogue,
     hook_timeout: Duration,
 }
 
-/// The engine: its seated plugins in chain order and its core (SPEC §0, §1).
-/// Cheap to clone (shared).
+/// The engine: its seated plugins in chain order, its core and its catalogue (SPEC §0,
+/// §1). Cheap to clone (shared). Only the embedding program holds it: a hook reaches the
+/// engine through its own [`Cx`] alone (SPEC §1.1).
 #[derive(Clone)]
 pub struct Engine {
     inner: Arc<EngineInner>,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ids: Vec<String> = read_lock(&self.inner.plugins)
+            .iter()
+            .map(|p| p.info.id.clone())
+            .collect();
+        f.debug_struct("Engine")
+            .field("plugins", &ids)
+            .field("catalogue", &self.inner.catalogue)
+            .field("hook_timeout", &self.inner.hook_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One raise (SPEC §1.1): an event, who raises it, the tiers passed over for the whole
+/// run, and an answer the embedding program gives at the core link in place of the
+/// core's own (a prompt section's text, which only the host knows).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raise {
+    event: Event,
+    origin: Origin,
+    skipped: Vec<Tier>,
+    core_answer: Option<Value>,
+}
+
+impl Raise {
+    /// `event`, raised by the engine ([`Origin::engine`]).
+    #[must_use]
+    pub fn new(event: Event) -> Self {
+        Raise {
+            event,
+            origin: Origin::engine(),
+            skipped: Vec::new(),
+            core_answer: None,
+        }
+    }
+
+    /// This raise, raised by `origin` (a plugin the embedding program hosts).
+    #[must_use]
+    pub fn origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// This raise with the links of the `skipped` tiers passed over for the whole run,
+    /// as if a `next.to` from above the first link had skipped them (SPEC §3.9
+    /// **\[decision\]**: `plugin.register` for an organization's or built-in module is
+    /// raised with the `user` tier skipped).
+    #[must_use]
+    pub fn skipping(mut self, skipped: &[Tier]) -> Self {
+        self.skipped = skipped.to_vec();
+        self
+    }
+
+    /// This raise with `answer` as the core link's answer of this event (not of events
+    /// its hooks raise).
+    #[must_use]
+    pub fn core_answer(mut self, answer: Value) -> Self {
+        self.core_answer = Some(answer);
+        self
+    }
+
+    /// The event raised.
+    #[must_use]
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+}
+
+impl From<Event> for Raise {
+    fn from(event: Event) -> Self {
+        Raise::new(event)
+    }
 }
 
 fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -284,16 +373,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Engine {
-    /// An engine with no plugins, this core, and this per-hook timeout (a hook's own
+    /// An engine with no plugins, this core, this catalogue of events (their pins and
+    /// answer shapes, SPEC §1.2, §1.7b, §1.8), and this per-hook timeout (a hook's own
     /// time, never the time spent inside `next`; SPEC §1.1).
-    pub fn new(core: Arc<dyn Core>, hook_timeout: Duration) -> Self {
+    pub fn new(core: Arc<dyn Core>, catalogue: Catalogue, hook_timeout: Duration) -> Self {
         Engine {
             inner: Arc::new(EngineInner {
                 plugins: RwLock::new(Vec::new()),
                 core,
+                catalogue,
                 hook_timeout,
             }),
         }
+    }
+
+    /// The catalogue this engine was handed.
+    #[must_use]
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.inner.catalogue
     }
 
     /// Seats a plugin at the end of its tier. A plugin already seated under the same
@@ -358,145 +455,126 @@ impl Engine {
             .any(|p| p.registrations.iter().any(|r| r.matches(event)))
     }
 
-    /// The core this engine answers with.
-    #[must_use]
-    pub fn core(&self) -> &Arc<dyn Core> {
-        &self.inner.core
-    }
-
-    /// Raises `event` through its chain, as raised by `origin` (SPEC §1.1). Where no
-    /// seated plugin hooks the event, the core answers directly (SPEC §1.3).
+    /// Raises an event through its chain (SPEC §1.1): `raise` is an [`Event`] (raised by
+    /// the engine) or a [`Raise`] (another origin, skipped tiers, a core answer given).
+    /// Where no seated plugin hooks the event, the core answers directly (SPEC §1.3).
+    /// The future runs on any executor.
     ///
     /// # Errors
     ///
     /// The chain's error, when the chain answers one (a core that cannot read the
     /// policy, a dropped link whose last run failed).
-    pub fn raise(&self, event: Event, origin: Origin) -> BoxFuture<'static, Answer> {
-        self.raise_within(event, Arc::new(origin), TierSet::default(), &Arc::from([]))
-    }
-
-    /// Raises `event` as [`Engine::raise`] does, with the links of the `skipped` tiers
-    /// passed over for the whole run, as if a `next.to` from above the first link had
-    /// skipped them (SPEC §3.9 **\[decision\]**: `plugin.register` for an organization's
-    /// or built-in module is raised with the `user` tier skipped).
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::raise`].
-    pub fn raise_skipping(
-        &self,
-        event: Event,
-        origin: Origin,
-        skipped: &[Tier],
-    ) -> BoxFuture<'static, Answer> {
-        self.raise_within(
-            event,
-            Arc::new(origin),
-            TierSet::of(skipped),
-            &Arc::from([]),
-        )
-    }
-
-    /// A raise that runs without the hooks in `excluded` (those under way in the raises
-    /// it is nested in: SPEC §1.1, no re-entry) and passes over the `skip` tiers.
-    fn raise_within(
-        &self,
-        event: Event,
-        origin: Arc<Origin>,
-        skip: TierSet,
-        excluded: &Arc<[HookKey]>,
-    ) -> BoxFuture<'static, Answer> {
-        let links = self.links_for(&event, excluded);
-        if links.iter().all(|l| skip.contains(l.plugin.info.tier)) {
+    pub fn raise(&self, raise: impl Into<Raise>) -> BoxFuture<'static, Answer> {
+        let raise = raise.into();
+        let skip = TierSet::of(&raise.skipped);
+        let links = self.links_for(&raise.event, &[]);
+        if raise.core_answer.is_none() && links.iter().all(|l| skip.contains(l.plugin.info.tier))
+        {
             let core_cx = Cx {
-                engine: self.clone(),
+                inner: Arc::clone(&self.inner),
                 plugin: None,
-                origin,
+                origin: Arc::new(raise.origin),
                 clock: None,
-                excluded: Arc::clone(excluded),
+                excluded: Arc::from([]),
                 own: None,
             };
-            return self.inner.core.answer(core_cx, event);
+            return self.inner.core.answer(core_cx, raise.event);
         }
-        let run = Arc::new(ChainRun::new(self.clone(), links, origin, excluded));
-        Box::pin(async move { run.run_from(0, event, skip).await.0 })
+        let run = self.run_of(links, &raise, &Arc::from([]));
+        Box::pin(async move { run.run_from(0, raise.event, skip).await.0 })
     }
 
-    /// [`Engine::raise`] on the current thread (`futures::executor::block_on`).
+    /// [`Engine::raise`], also answering the trace of the whole chain run (the entries
+    /// beneath an imaginary caller above the first link), batches merged.
     ///
     /// # Errors
     ///
-    /// As [`Engine::raise`].
-    pub fn raise_blocking(&self, event: Event, origin: Origin) -> Answer {
-        futures::executor::block_on(self.raise(event, origin))
-    }
-
-    /// Like [`Engine::raise`], also returning the trace of the whole chain run (the
-    /// entries beneath an imaginary caller above the first link).
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::raise`].
+    /// As [`Engine::raise`], in the answer.
     pub fn raise_traced(
         &self,
-        event: Event,
-        origin: Origin,
+        raise: impl Into<Raise>,
     ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
-        let links = self.links_for(&event, &Arc::from([]));
-        let run = Arc::new(ChainRun::new(
-            self.clone(),
-            links,
-            Arc::new(origin),
-            &Arc::from([]),
-        ));
+        let raise = raise.into();
+        let skip = TierSet::of(&raise.skipped);
+        let links = self.links_for(&raise.event, &[]);
+        let run = self.run_of(links, &raise, &Arc::from([]));
         Box::pin(async move {
-            let (answer, trace) = run.run_from(0, event, TierSet::default()).await;
+            let (answer, trace) = run.run_from(0, raise.event, skip).await;
             (answer, merge_batches(&trace_entries(&trace)))
         })
     }
 
-    fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
-        let plugins = read_lock(&self.inner.plugins);
-        let mut links: Vec<Link> = Vec::new();
-        let mut batch_id = 0usize;
-        for p in plugins.iter() {
-            let at = Arc::as_ptr(p) as usize;
-            for (reg, r) in p.registrations.iter().enumerate() {
-                if r.matches(event) && !excluded.contains(&HookKey { plugin: at, reg }) {
-                    links.push(Link {
-                        plugin: Arc::clone(p),
-                        reg,
-                        batch: None,
-                    });
-                }
-            }
-        }
-        // Batches: adjacent links whose plugins share a worker, never across the
-        // user/append boundary (SPEC §1.1 [decision]).
-        let mut i = 0;
-        while i < links.len() {
-            let mut j = i + 1;
-            if let Some(w) = links.get(i).and_then(|l| l.plugin.info.worker.clone()) {
-                let start_user = links
-                    .get(i)
-                    .is_some_and(|l| l.plugin.info.tier <= Tier::User);
-                while links.get(j).is_some_and(|l| {
-                    l.plugin.info.worker.as_deref() == Some(w.as_str())
-                        && (l.plugin.info.tier <= Tier::User) == start_user
-                }) {
-                    j += 1;
-                }
-                if j - i > 1 {
-                    batch_id += 1;
-                    for l in links.iter_mut().take(j).skip(i) {
-                        l.batch = Some(batch_id);
-                    }
-                }
-            }
-            i = j;
-        }
-        links
+    /// [`Engine::raise`] on the current thread (`futures::executor::block_on`); never
+    /// call it inside an async runtime's task.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::raise`].
+    pub fn raise_blocking(&self, raise: impl Into<Raise>) -> Answer {
+        futures::executor::block_on(self.raise(raise))
     }
+
+    fn run_of(&self, links: Vec<Link>, raise: &Raise, excluded: &Arc<[HookKey]>) -> Arc<ChainRun> {
+        Arc::new(ChainRun {
+            engine: Arc::clone(&self.inner),
+            links,
+            origin: Arc::new(raise.origin.clone()),
+            excluded: Arc::clone(excluded),
+            core_answer: Mutex::new(None),
+            given: raise
+                .core_answer
+                .clone()
+                .map(|v| (raise.event.name.clone(), v)),
+        })
+    }
+
+    fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
+        links_for(&self.inner, event, excluded)
+    }
+}
+
+/// The links of `event`'s chain, without the hooks in `excluded`, with their batches.
+fn links_for(inner: &EngineInner, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
+    let plugins = read_lock(&inner.plugins);
+    let mut links: Vec<Link> = Vec::new();
+    let mut batch_id = 0usize;
+    for p in plugins.iter() {
+        let at = Arc::as_ptr(p) as usize;
+        for (reg, r) in p.registrations.iter().enumerate() {
+            if r.matches(event) && !excluded.contains(&HookKey { plugin: at, reg }) {
+                links.push(Link {
+                    plugin: Arc::clone(p),
+                    reg,
+                    batch: None,
+                });
+            }
+        }
+    }
+    // Batches: adjacent links whose plugins share a worker, never across the
+    // user/append boundary (SPEC §1.1 [decision]).
+    let mut i = 0;
+    while i < links.len() {
+        let mut j = i + 1;
+        if let Some(w) = links.get(i).and_then(|l| l.plugin.info.worker.clone()) {
+            let start_user = links
+                .get(i)
+                .is_some_and(|l| l.plugin.info.tier <= Tier::User);
+            while links.get(j).is_some_and(|l| {
+                l.plugin.info.worker.as_deref() == Some(w.as_str())
+                    && (l.plugin.info.tier <= Tier::User) == start_user
+            }) {
+                j += 1;
+            }
+            if j - i > 1 {
+                batch_id += 1;
+                for l in links.iter_mut().take(j).skip(i) {
+                    l.batch = Some(batch_id);
+                }
+            }
+        }
+        i = j;
+    }
+    links
 }
 
 #[derive(Clone)]
@@ -515,11 +593,22 @@ impl Link {
     }
 }
 
-/// The engine API available to a hook (SPEC §1.1 `cx`): raise events as this plugin
-/// (`cx.settings.read`, `cx.ui.log`, ...). The core's `cx` raises as the engine.
+/// A hook's own door to the engine (SPEC §1.1 `cx`): it raises events as the hook's
+/// own plugin and as nothing else; it cannot seat, unseat or raise under another origin.
+/// The core's `cx` raises as the engine.
+///
+/// There is no way from a `cx` to the engine:
+///
+/// ```compile_fail
+/// fn reach(cx: fnhooks::Cx) { let _ = cx.engine(); }
+/// ```
+///
+/// ```compile_fail
+/// fn unseat(cx: fnhooks::Cx) { cx.unseat("cc-plugin-sec-default@builtin"); }
+/// ```
 #[derive(Clone)]
 pub struct Cx {
-    engine: Engine,
+    inner: Arc<EngineInner>,
     plugin: Option<Arc<PluginInfo>>,
     origin: Arc<Origin>,
     /// The running hook's own-time clock: time spent in events it raises does not count
@@ -533,13 +622,16 @@ pub struct Cx {
     own: Option<HookKey>,
 }
 
-impl Cx {
-    /// The engine.
-    #[must_use]
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+impl fmt::Debug for Cx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cx")
+            .field("plugin", &self.plugin.as_ref().map(|p| &p.id))
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
     }
+}
 
+impl Cx {
     /// The plugin this `cx` belongs to (`None` for the core).
     #[must_use]
     pub fn plugin(&self) -> Option<&PluginInfo> {
@@ -562,7 +654,8 @@ impl Cx {
         }
     }
 
-    /// Raises an event as this plugin (or as the engine, for the core's `cx`).
+    /// Raises an event as this plugin (or as the engine, for the core's `cx`), through
+    /// the whole chain but the hooks it is nested in (SPEC §1.1: no re-entry).
     ///
     /// # Errors
     ///
@@ -572,12 +665,7 @@ impl Cx {
             Some(own) => self.excluded.iter().copied().chain([own]).collect(),
             None => Arc::clone(&self.excluded),
         };
-        let raised = self.engine.raise_within(
-            event,
-            Arc::new(self.raiser()),
-            TierSet::default(),
-            &excluded,
-        );
+        let raised = raise_within(&self.inner, event, Arc::new(self.raiser()), &excluded);
         match self.clock.clone() {
             None => raised,
             Some(clock) => Box::pin(async move {
@@ -588,33 +676,41 @@ impl Cx {
             }),
         }
     }
+}
 
-    /// `settings.read({source})` (SPEC §1.5).
-    ///
-    /// # Errors
-    ///
-    /// The chain's error (e.g. the policy cannot be read).
-    pub fn settings_read(&self, source: &str) -> BoxFuture<'static, Answer> {
-        let mut f = Map::new();
-        f.insert("source".to_owned(), Value::String(source.to_owned()));
-        self.raise(Event::new(names::SETTINGS_READ, f))
+/// A raise from inside a chain (a hook's or the core's `cx`), without the hooks in
+/// `excluded`.
+fn raise_within(
+    inner: &Arc<EngineInner>,
+    event: Event,
+    origin: Arc<Origin>,
+    excluded: &Arc<[HookKey]>,
+) -> BoxFuture<'static, Answer> {
+    let links = links_for(inner, &event, excluded);
+    if links.is_empty() {
+        let core_cx = Cx {
+            inner: Arc::clone(inner),
+            plugin: None,
+            origin,
+            clock: None,
+            excluded: Arc::clone(excluded),
+            own: None,
+        };
+        return inner.core.answer(core_cx, event);
     }
-
-    /// `ui.log(line, {to})` (SPEC §1.5).
-    ///
-    /// # Errors
-    ///
-    /// The chain's error.
-    pub fn log(&self, line: impl Into<String>, channel: Channel) -> BoxFuture<'static, Answer> {
-        let mut f = Map::new();
-        f.insert("line".to_owned(), Value::String(line.into()));
-        f.insert("to".to_owned(), json!(channel));
-        self.raise(Event::new(names::UI_LOG, f))
-    }
+    let run = Arc::new(ChainRun {
+        engine: Arc::clone(inner),
+        links,
+        origin,
+        excluded: Arc::clone(excluded),
+        core_answer: Mutex::new(None),
+        given: None,
+    });
+    Box::pin(async move { run.run_from(0, event, TierSet::default()).await.0 })
 }
 
 struct ChainRun {
-    engine: Engine,
+    engine: Arc<EngineInner>,
     links: Vec<Link>,
     origin: Arc<Origin>,
     /// The hooks of the raises this one is nested in (SPEC §1.1: no re-entry).
@@ -624,23 +720,9 @@ struct ChainRun {
     /// with the same event reuses that answer (SPEC §3.6 step 5 **\[decision\]**: a
     /// classic hook runs once per tool call, however often the chain is re-run).
     core_answer: Mutex<Option<(Event, Answer)>>,
-}
-
-impl ChainRun {
-    fn new(
-        engine: Engine,
-        links: Vec<Link>,
-        origin: Arc<Origin>,
-        excluded: &Arc<[HookKey]>,
-    ) -> Self {
-        ChainRun {
-            engine,
-            links,
-            origin,
-            excluded: Arc::clone(excluded),
-            core_answer: Mutex::new(None),
-        }
-    }
+    /// The answer the embedding program gave for this raise's event at the core link
+    /// ([`Raise::core_answer`]), with the event's name.
+    given: Option<(String, Value)>,
 }
 
 #[derive(Default)]
@@ -671,6 +753,15 @@ pub struct Next {
     skip: TierSet,
     received: Event,
     state: Arc<Mutex<NextState>>,
+}
+
+impl fmt::Debug for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next")
+            .field("event", &self.received.name)
+            .field("origin", &self.run.origin)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Next {
@@ -764,8 +855,9 @@ impl Next {
             lock(&self.state).last = Some((answer.clone(), trace));
             return answer;
         }
-        let event = restore_pins(&self.received, event);
-        if !keeps_pins(&self.received, &event) {
+        let catalogue = &self.run.engine.catalogue;
+        let event = catalogue.restore_pins(&self.received, event);
+        if !catalogue.keeps_pins(&self.received, &event) {
             let msg = format!("handed on a changed pinned field of {}", event.name);
             return Err(self.break_hook(FailureKind::Pin, msg));
         }
@@ -842,20 +934,25 @@ impl ChainRun {
     /// The core's answer to `event`, computed once per raise for the same event (SPEC
     /// §3.6 step 5 **\[decision\]**).
     async fn core_answer(&self, event: Event) -> Answer {
+        if let Some((name, given)) = &self.given {
+            if *name == event.name {
+                return Ok(given.clone());
+            }
+        }
         if let Some((seen, answer)) = lock(&self.core_answer).as_ref() {
             if *seen == event {
                 return answer.clone();
             }
         }
         let cx = Cx {
-            engine: self.engine.clone(),
+            inner: Arc::clone(&self.engine),
             plugin: None,
             origin: self.origin.clone(),
             clock: None,
             excluded: Arc::clone(&self.excluded),
             own: None,
         };
-        let answer = self.engine.inner.core.answer(cx, event.clone()).await;
+        let answer = self.engine.core.answer(cx, event.clone()).await;
         *lock(&self.core_answer) = Some((event, answer.clone()));
         answer
     }
@@ -877,7 +974,7 @@ impl ChainRun {
             state: Arc::clone(&state),
         };
         let cx = Cx {
-            engine: self.engine.clone(),
+            inner: Arc::clone(&self.engine),
             plugin: Some(Arc::clone(&info)),
             origin: Arc::clone(&link.plugin.origin),
             clock: None,
@@ -888,9 +985,11 @@ impl ChainRun {
             return Arc::clone(&self).run_from(pos + 1, event, skip).await;
         };
         let hook = Arc::clone(&registration.hook);
+        let checked = !registration.typed;
         let outcome = self
             .drive(
                 &event.name,
+                checked,
                 &state,
                 hook.as_ref(),
                 cx.clone(),
@@ -943,6 +1042,7 @@ impl ChainRun {
             let handled = self
                 .drive(
                     &event.name,
+                    true,
                     &handler_state,
                     catch.as_ref(),
                     cx,
@@ -958,26 +1058,24 @@ impl ChainRun {
             }
         }
 
-        // SPEC §1.8: an organization's plugin that fails at tool.check denies.
-        if event.name == names::TOOL_CHECK && info.tier.is_managed() {
-            let reason = format!(
-                "{}, a plugin of your organization, failed while checking this call ({}); denied",
-                crate::escaped(&info.name),
-                failure.kind
-            );
-            self.engine.inner.core.engine_log(
+        // SPEC §1.8: an organization's plugin that fails at an event that fails closed
+        // (the catalogue says which: `tool.check`) answers the event's fail-closed answer.
+        let fail_closed = self
+            .engine
+            .catalogue
+            .fail_closed_answer(&event.name, &info, &failure);
+        if let Some((answer, said)) = fail_closed {
+            self.engine.core.engine_log(
                 Channel::Debug,
                 format!(
-                    "hook of {} failed at {} ({}): {}; denied",
+                    "hook of {} failed at {} ({}): {}; {said}",
                     crate::escaped(&info.name),
                     crate::escaped(&event.name),
                     failure.kind,
                     crate::escaped(failure.message_or_default())
                 ),
             );
-            let answer: Answer = Ok(Verdict::plain(crate::Decision::Deny)
-                .with_reason(reason)
-                .to_value());
+            let answer: Answer = Ok(answer);
             let st = lock(&state);
             let below = st.last.as_ref().and_then(|(_, t)| t.clone());
             let node = trace_node(entry(&answer, Some(failure.kind), &st), below);
@@ -985,7 +1083,7 @@ impl ChainRun {
         }
 
         // Drop the link and go on (SPEC §1.2).
-        self.engine.inner.core.engine_log(
+        self.engine.core.engine_log(
             Channel::Debug,
             format!(
                 "hook of {} failed at {} ({}): {}; the chain went on without it",
@@ -1014,6 +1112,7 @@ impl ChainRun {
     async fn drive(
         &self,
         event_name: &str,
+        checked: bool,
         state: &Arc<Mutex<NextState>>,
         hook: &dyn crate::plugin::Hook,
         cx: Cx,
@@ -1030,7 +1129,7 @@ impl ChainRun {
             }
         };
         let fut = AssertUnwindSafe(fut).catch_unwind();
-        let result = own_time_limit(fut, self.engine.inner.hook_timeout, {
+        let result = own_time_limit(fut, self.engine.hook_timeout, {
             let state = Arc::clone(state);
             move || {
                 let st = lock(&state);
@@ -1045,7 +1144,7 @@ impl ChainRun {
                     FailureKind::Timeout,
                     format!(
                         "ran past the hook timeout of {} ms",
-                        self.engine.inner.hook_timeout.as_millis()
+                        self.engine.hook_timeout.as_millis()
                     ),
                 ))
             }
@@ -1058,7 +1157,9 @@ impl ChainRun {
             return Outcome::Failed(b);
         }
         match result {
-            Ok(v) if answer_shape_ok(event_name, &v) => Outcome::Answered(Ok(v)),
+            Ok(v) if !checked || self.engine.catalogue.answer_ok(event_name, &v) => {
+                Outcome::Answered(Ok(v))
+            }
             Ok(v) => Outcome::Failed(HookFailure::new(
                 FailureKind::InvalidAnswer,
                 format!("answered {v}, which is not a {event_name} result"),

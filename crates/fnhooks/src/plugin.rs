@@ -2,9 +2,11 @@
 
 use crate::chain::{Cx, Next};
 use crate::event::{Event, HookFailure};
-use crate::{ChainError, Tier};
+use crate::typed::TypedNext;
+use crate::{ChainError, EventType, Tier};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -89,6 +91,20 @@ pub struct Registration {
     pub(crate) filter: Map<String, Value>,
     pub(crate) hook: Arc<dyn Hook>,
     pub(crate) catch: Option<Arc<dyn Hook>>,
+    /// A typed hook's answer is of its event's type already: the engine checks only a
+    /// JSON hook's answer (SPEC §1.7b).
+    pub(crate) typed: bool,
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registration")
+            .field("pattern", &self.pattern)
+            .field("filter", &self.filter)
+            .field("catch", &self.catch.is_some())
+            .field("typed", &self.typed)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Registration {
@@ -99,6 +115,52 @@ impl Registration {
             filter: Map::new(),
             hook: Arc::new(hook),
             catch: None,
+            typed: false,
+        }
+    }
+
+    /// A typed registration of `hook` on the event `E` (SPEC §1.1): the hook takes
+    /// `E`'s input and a [`TypedNext`], and answers `E`'s output. An event whose fields
+    /// are not of `E`'s input shape fails the hook (kind `error`).
+    ///
+    /// ```
+    /// use fnhooks::{EventType, Pins, Registration, TypedNext, Cx, HookError};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Serialize, Deserialize)] struct Text { text: String }
+    /// # struct Section;
+    /// # impl EventType for Section {
+    /// #     const NAME: &'static str = "prompt.section";
+    /// #     const PINS: Pins = Pins::NONE;
+    /// #     type Input = Text;
+    /// #     type Output = Text;
+    /// # }
+    /// let shout = Registration::typed::<Section, _, _>(|_cx: Cx, e: Text, next: TypedNext<Section>| async move {
+    ///     let below = next.run(&e).await?;
+    ///     Ok::<_, HookError>(Text { text: below.text.to_uppercase() })
+    /// });
+    /// assert!(shout.matches(&fnhooks::Event::from_value("prompt.section", serde_json::json!({}))));
+    /// ```
+    pub fn typed<E, F, Fut>(hook: F) -> Self
+    where
+        E: EventType,
+        F: Fn(Cx, E::Input, TypedNext<E>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<E::Output, HookError>> + Send + 'static,
+    {
+        let hook = Arc::new(hook);
+        let adapter = move |cx: Cx, e: Event, next: Next| {
+            let hook = Arc::clone(&hook);
+            async move {
+                let input = crate::typed::read_input::<E>(&e).map_err(HookError::Failed)?;
+                let out = hook(cx, input, TypedNext::new(next)).await?;
+                crate::typed::to_answer(&out).map_err(HookError::Failed)
+            }
+        };
+        Registration {
+            pattern: Pattern::Exact(E::NAME.to_owned()),
+            filter: Map::new(),
+            hook: Arc::new(adapter),
+            catch: None,
+            typed: true,
         }
     }
 
@@ -206,7 +268,7 @@ impl CopySource {
 }
 
 /// A plugin: who it is and what it hooks.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Plugin {
     /// Who the plugin is.
     pub info: PluginInfo,

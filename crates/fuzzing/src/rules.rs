@@ -1,6 +1,6 @@
 //! Permission rule parsing (`permissions::RuleSet`, `permissions::decide`).
 
-use fnhooks::Decision;
+use permissions::Decision;
 use permissions::rule::parse_rule;
 use permissions::{decide, Behavior, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The shell splitter (`permissions::bash`) as `decide` meets it.
 
-use fnhooks::Decision;
+use permissions::Decision;
 use permissions::bash::{basename, parse_command_in, split, ShellContext};
 use permissions::{decide, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::json;

@@ -5,7 +5,7 @@ use crate::matcher::{
 };
 use crate::rule::{Behavior, Rule};
 use crate::{Loop, Mode, RuleSet, SessionFacts};
-use fnhooks::{Decision, Verdict};
+use crate::{Decision, Verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -51,7 +51,7 @@
 //! ## Example
 //!
 //! ```
-//! use fnhooks::Decision;
+//! use permissions::Decision;
 //! use permissions::{decide, outcome, Outcome, Question, RuleSet, SessionFacts, SettingsSource};
 //! use serde_json::json;
 //!
@@ -118,6 +118,7 @@ mod matcher;
 pub mod path;
 pub mod rule;
 mod ruleset;
+mod verdict;
 pub mod wildcard;
 
 pub use decide::{
@@ -129,6 +130,7 @@ pub use facts::{
 };
 pub use rule::{Behavior, Rule, RuleSpec, RuleWarning};
 pub use ruleset::RuleSet;
+pub use verdict::{Decision, Verdict};
 
 #[cfg(test)]
 mod reference;

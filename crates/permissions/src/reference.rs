@@ -14,7 +14,7 @@ use crate::matcher::removes_critical;
 use crate::path::{is_protected, is_within, normalize, PathPattern};
 use crate::rule::{canonical_tool, parse_rule, Behavior, RuleSpec, Specifier, ToolPattern};
 use crate::{Mode, SessionFacts, SettingsSource, READ_ONLY_TOOLS};
-use fnhooks::Decision;
+use crate::Decision;
 use serde_json::Value;
 use std::path::Path;
 

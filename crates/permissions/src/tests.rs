@@ -1,7 +1,7 @@
 //! Decide-level tests: rule forms, precedence, modes, hosts, outcomes (SPEC §1.6, §2.1, §4).
 
 use crate::*;
-use fnhooks::{Decision, Verdict};
+use crate::{Decision, Verdict};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -52,7 +52,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fnhooks::Decision;
+use permissions::Decision;
 use permissions::{decide, Question, RuleSet, SessionFacts, SettingsSource};
 use proptest::prelude::*;
 use proptest::sample::select;

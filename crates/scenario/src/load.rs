@@ -207,10 +207,11 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
             ));
         }
     }
+    let events = session::catalogue();
     let catalogue = "an event of SPEC §1.5 (tool.check, env.set, classic.<Event>, ...)";
     for (i, plugin) in scenario.plugins.iter().enumerate() {
         for (j, hook) in plugin.hooks.iter().enumerate() {
-            if !fnhooks::names::pattern_is_catalogued(&hook.on) {
+            if !events.pattern_is_declared(&hook.on) {
                 return Err(invalid(
                     format!("{base}/plugins/{i}/hooks/{j}/on"),
                     format!(
@@ -234,7 +235,7 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
                     ),
                 ));
             }
-            if r.raise != "tool.use" && !fnhooks::names::is_catalogued(&r.raise) {
+            if r.raise != "tool.use" && !events.is_declared(&r.raise) {
                 return Err(invalid(
                     format!("{base}/steps/{i}/raise"),
                     format!(

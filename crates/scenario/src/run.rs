@@ -10,13 +10,15 @@ use crate::format::{Behaviour, PolicySpec, RaiseStep, Scenario, Step};
 use crate::load::LoadedScenario;
 use crate::materialize::{apply_change, write_files, write_policy, SettingsInput as SpecInput};
 use fnhooks::{
-    answer_to_json, Answer, Channel, Cx, Decision, Event, FailureKind, HookError, HookFailure,
-    Next, Plugin, PluginInfo, Registration, Tier, TraceEntry, Verdict,
+    answer_to_json, Answer, Channel, Cx, Event, FailureKind, HookError, HookFailure, Next,
+    Plugin, PluginInfo, Registration, Tier, TraceEntry,
 };
-use permissions::SessionFacts;
+use permissions::{Decision, SessionFacts, Verdict};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use session::{LogLine, Session, SessionConfig, SettingsInput, SettingsInputs};
+use session::{
+    BlockingSession, LogLine, Raised, SessionConfig, SessionRaise, SettingsInput, SettingsInputs,
+};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Once, PoisonError};
@@ -286,7 +288,7 @@ fn expected_json(spec: &crate::expect::MatchSpec) -> Value {
 /// an ask naming `rule`, `hook`, `setting`, `ceiling` or `decider`), the answer must
 /// equal it unless the answer is stricter; other events must answer equally.
 fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String> {
-    if event != fnhooks::names::TOOL_CHECK {
+    if event != events::names::TOOL_CHECK {
         return if answer_to_json(answer) == answer_to_json(twin) {
             Ok(())
         } else {
@@ -321,7 +323,7 @@ enum Twin {
 }
 
 struct World {
-    session: Session,
+    session: BlockingSession,
     managed: PathBuf,
     cwd: PathBuf,
     home: PathBuf,
@@ -406,7 +408,7 @@ impl World {
                 .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
                 .collect(),
             seated: sc.seated && twin != Twin::Unseated,
-            ..SessionConfig::new(&managed)
+            ..SessionConfig::new(&managed, &cwd, &home)
         };
         let ran = Arc::new(Mutex::new(Vec::new()));
         let plugins = sc
@@ -417,7 +419,7 @@ impl World {
                 scripted_plugin(p, &ran, strip)
             })
             .collect();
-        let session = Session::start(config, plugins)?;
+        let session = BlockingSession::start(config, plugins)?;
         Ok(World {
             session,
             managed,
@@ -477,11 +479,19 @@ impl World {
             .map(|c| crate::expect::substitute(c, &self.cwd_str(), &self.home_str()));
         let result = if raise.raise == TOOL_USE {
             // SCENARIOS.md "Files and the tool-use flow": the engine's flow for one call.
-            match &raise.from {
-                None => Ok(self
-                    .session
-                    .tool_use_traced(Event::from_value(TOOL_USE, event))),
-                Some(from) => Ok((
+            match (&raise.from, serde_json::from_value::<events::ToolCall>(event)) {
+                (None, Ok(call)) => {
+                    let used = self.session.tool_use(call);
+                    Ok((Ok(used.to_value()), used.trace))
+                }
+                (None, Err(why)) => Ok((
+                    Err(fnhooks::ChainError::new(
+                        FailureKind::Error,
+                        format!("tool.use is a call {{tool, input, tool_use_id}}: {why}"),
+                    )),
+                    Vec::new(),
+                )),
+                (Some(from), _) => Ok((
                     Err(fnhooks::ChainError::new(
                         FailureKind::Error,
                         format!("tool.use is the engine's flow; {from} cannot raise it"),
@@ -489,7 +499,7 @@ impl World {
                     Vec::new(),
                 )),
             }
-        } else if raise.raise == fnhooks::names::PLUGIN_REGISTER && raise.from.is_none() {
+        } else if raise.raise == events::names::PLUGIN_REGISTER && raise.from.is_none() {
             match event.get("plugin").and_then(Value::as_str) {
                 Some(id) => self.session.reload(id).map(|a| (a, Vec::new())),
                 None => Ok((
@@ -501,11 +511,13 @@ impl World {
                 )),
             }
         } else {
-            self.session.raise_traced(
-                Event::from_value(raise.raise.clone(), event),
-                raise.from.as_deref(),
-                core,
-            )
+            self.session
+                .raise_traced(
+                    SessionRaise::new(Event::from_value(raise.raise.clone(), event))
+                        .from(raise.from.as_deref())
+                        .core_answer(core),
+                )
+                .map(|Raised { answer, trace }| (answer, trace))
         };
         let (answer, trace) = result.unwrap_or_else(|e| {
             (

@@ -3,8 +3,8 @@
 use crate::policy;
 use crate::refusals;
 use crate::state::State;
-use fnhooks::events::{EventInput, PluginRegister};
-use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next, Tier};
+use events::{CxExt, PluginRegister};
+use fnhooks::{Channel, Cx, Event, EventType, FailureKind, HookFailure, HookResult, Next, Tier};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -32,6 +32,7 @@ pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
     }
     let policy = policy::read(&cx).await?;
     if policy::managed_mods_only(Some(&policy)) {
+        // A module the event does not name is refused under no name.
         let name = module.map(|m| m.name).unwrap_or_default();
         return Ok(json!({ "refuse": refusals::managed_mods_only(&name) }));
     }
@@ -49,7 +50,8 @@ pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
 ///
 /// SPEC §3.9 (failure handler)
 pub async fn admit_failed(cx: Cx, e: Event, next: Next) -> HookResult {
-    let name = e.str_field("name").unwrap_or_default().to_owned();
+    // A module the event does not name is refused under no name.
+    let name = PluginRegister::read(&e).map(|m| m.name).unwrap_or_default();
     let failure = next.error().unwrap_or(HookFailure {
         kind: FailureKind::Error,
         message: None,

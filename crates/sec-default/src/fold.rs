@@ -79,7 +79,7 @@ mod tests {
     #[test]
     fn an_astral_character_is_one_underscore() {
         assert_eq!(fold("a\u{1F600}b"), "a_b");
-        assert_eq!(fnhooks::spell("a\u{1F600}b"), "a_b");
+        assert_eq!(events::spell("a\u{1F600}b"), "a_b");
         // nothing is normalized: a precomposed letter is one `_`, a decomposed one keeps its base
         assert_eq!(fold("caf\u{e9}"), "caf_");
         assert_eq!(fold("cafe\u{301}"), "cafe_");
@@ -90,12 +90,12 @@ mod tests {
         assert!(reads_as("mcp__Corp-Tools__x", "mcp__corp_tools__"));
         // plugin "corp" + tool "tools__x" spell the server corp-tools
         assert!(reads_as(
-            &fnhooks::registered_tool_name("corp", "tools__x"),
+            &events::registered_tool_name("corp", "tools__x"),
             "mcp__corp-tools__"
         ));
         // a tool whose own name folds to nothing
         assert!(reads_as(
-            &fnhooks::registered_tool_name("corp-tools", "@@"),
+            &events::registered_tool_name("corp-tools", "@@"),
             "mcp__corp-tools__"
         ));
         assert!(!reads_as("mcp__corporate__x", "mcp__corp__"));

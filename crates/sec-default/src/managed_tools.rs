@@ -10,7 +10,8 @@
 
 use crate::fold::reads_as;
 use crate::policy::{self, org_plugins};
-use fnhooks::{spell, Answer, Cx, Event, HookResult, Next, Tier};
+use events::spell;
+use fnhooks::{Answer, Cx, Event, HookResult, Next, Tier};
 use serde_json::{Map, Value};
 
 use ::policy::ManagedSettings;

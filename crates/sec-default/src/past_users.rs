@@ -23,7 +23,7 @@ pub fn is_orgs(tier: Tier) -> bool {
 /// SPEC §3.3
 #[must_use]
 pub fn is_provided_by_org(e: &Event) -> bool {
-    fnhooks::events::Provider::of(e).is_none_or(|p| is_orgs(p.tier))
+    events::Provider::of(e).is_none_or(|p| is_orgs(p.tier))
 }
 
 /// Continue past the user tier, always: `next.to(e, append)`.

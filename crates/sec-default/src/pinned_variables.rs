@@ -11,7 +11,8 @@ use crate::policy;
 use crate::refusals;
 pub use crate::refusals::PinReason;
 use ::policy::ManagedSettings;
-use fnhooks::{Cx, Event, HookResult, Next, Tier};
+use events::EnvSet;
+use fnhooks::{Cx, Event, EventType, HookResult, Next, Tier};
 use serde_json::json;
 
 /// The nine variables that move where policy and sign-in are read from or how policy
@@ -125,8 +126,11 @@ pub async fn env_set(cx: Cx, e: Event, next: Next) -> HookResult {
     if origin.tier.is_managed() {
         return Ok(next.to(e, Tier::Append).await?);
     }
+    // An `env.set` that names no variable is the core's to refuse (SPEC §3.8).
+    let Some(EnvSet { name, .. }) = EnvSet::read(&e) else {
+        return Ok(next.run(e).await?);
+    };
     let policy = policy::read(&cx).await.ok();
-    let name = e.str_field("name").unwrap_or_default().to_owned();
     let Some(why) = pinned_why(policy.as_ref(), &name) else {
         return Ok(next.run(e).await?);
     };
@@ -154,9 +158,12 @@ pub async fn env_set_failed(_cx: Cx, e: Event, next: Next) -> HookResult {
     }
     let origin = next.origin().clone();
     if origin.tier == Tier::User {
-        let name = e.str_field("name").unwrap_or_default();
+        // An `env.set` that names no variable is the core's to refuse (SPEC §3.8).
+        let Some(EnvSet { name, .. }) = EnvSet::read(&e) else {
+            return Ok(next.run(e).await?);
+        };
         Ok(json!({
-            "deny": refusals::pinned_refusal(name, PinReason::PolicyUnreadable)
+            "deny": refusals::pinned_refusal(&name, PinReason::PolicyUnreadable)
         }))
     } else {
         Ok(next.to(e, Tier::Append).await?)

@@ -6,7 +6,7 @@ use crate::{
     admission, held_verdict, managed_tools, past_users, pinned_variables, skill_row,
     tool_register_refusal,
 };
-use fnhooks::names::{
+use events::names::{
     AGENT_OFFER, AGENT_SPAWN, ATTRIBUTION_TEXT, COMMAND_DESCRIBE, ENV_GET, ENV_SET,
     PLUGIN_REGISTER, PROMPT_ATTACHMENT, PROMPT_COMPOSE, PROMPT_CONTEXT, PROMPT_SECTION,
     SESSION_APPEND, SESSION_COMPACT, SETTINGS_READ, SKILL_PROMPT, TOOL_CHECK, TOOL_DESCRIBE,

@@ -1,6 +1,7 @@
 //! `session.append` rows of the `Skill` tool (SPEC §3.2).
 
-use fnhooks::{Cx, Event, HookResult, Next, Tier};
+use events::SessionAppend;
+use fnhooks::{Cx, Event, EventType, HookResult, Next, Tier};
 
 /// The tool whose `tool-message` rows are held: every `Skill` row, since the row does
 /// not say whose skill it is.
@@ -15,7 +16,7 @@ pub const SKILL_TOOL: &str = "Skill";
 /// SPEC §3.2
 #[must_use]
 pub fn is_skill_row(e: &Event) -> bool {
-    e.str_field("tool") == Some(SKILL_TOOL)
+    SessionAppend::read(e).is_some_and(|row| row.tool.as_deref() == Some(SKILL_TOOL))
 }
 
 /// The `tool-message` door: continue past the user tier for a `Skill` row; pass others.

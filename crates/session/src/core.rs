@@ -2,12 +2,16 @@
 
 use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
-use fnhooks::{
-    escaped, names, Answer, ChainError, Channel, Cx, Decision, Event, FailureKind, Verdict,
+use events::{
+    names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead,
+    ToolCheck, ToolList, ToolRegister, Tools, UiLog,
 };
-use futures::future::BoxFuture;
+use fnhooks::{
+    escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, HookFailure,
+    PluginInfo, Router,
+};
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
-use permissions::{Mode, Question, RuleSet, SessionFacts, SettingsSource};
+use permissions::{Decision, Mode, Question, RuleSet, SessionFacts, SettingsSource, Verdict};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -67,7 +71,6 @@ pub struct SessionCore {
     log: Mutex<Vec<LogLine>>,
     env: Mutex<BTreeMap<String, String>>,
     registered: Mutex<Vec<String>>,
-    core_override: Mutex<Option<(String, Value)>>,
     rules: Mutex<Option<Rules>>,
     rules_without_policy: Arc<RuleSet>,
     hooks_without_policy: Arc<ClassicHooks>,
@@ -109,7 +112,6 @@ impl SessionCore {
             log: Mutex::new(Vec::new()),
             env: Mutex::new(BTreeMap::new()),
             registered: Mutex::new(Vec::new()),
-            core_override: Mutex::new(None),
             rules: Mutex::new(None),
             rules_without_policy: Arc::new(rules_without_policy),
             hooks_without_policy: Arc::new(hooks_without_policy),
@@ -192,10 +194,6 @@ impl SessionCore {
 
     pub(crate) fn policy_changed(&self) {
         self.memo.invalidate();
-    }
-
-    pub(crate) fn set_override(&self, o: Option<(String, Value)>) {
-        *lock(&self.core_override) = o;
     }
 
     pub(crate) fn take_log(&self) -> Vec<LogLine> {
@@ -328,10 +326,13 @@ impl SessionCore {
     /// Plans the core of `tool.check` (SPEC §1.6, §2.1, §4): the rules' verdict for
     /// the pinned question now, and the `classic.PreToolUse` event to raise when some
     /// classic hook matches the call.
-    fn check_plan(&self, e: &Event) -> CheckPlan {
-        let tool = e.str_field("tool").unwrap_or_default().to_owned();
-        let input = e.fields.get("input").cloned().unwrap_or(Value::Null);
-        let tool_use_id = e.str_field("tool_use_id").unwrap_or_default().to_owned();
+    fn check_plan(&self, e: ToolCheck) -> CheckPlan {
+        let ToolCheck {
+            tool,
+            input,
+            tool_use_id,
+            ..
+        } = e;
         let (judge, hooks) = self.judge_and_hooks();
         let base = judge.verdict(&tool, &input);
         let matching = hooks.matching(classic::PRE_TOOL_USE, &tool, &input, &self.facts);
@@ -403,14 +404,14 @@ impl SessionCore {
         Ok(combined.to_value())
     }
 
-    fn settings_read(&self, e: &Event) -> Answer {
-        let source = e.str_field("source").unwrap_or("merged");
+    fn settings_read(&self, e: &SettingsRead) -> Result<Fields, ChainError> {
+        let source = e.source.as_deref().unwrap_or("merged");
         let unreadable = |what: &str, why: String| {
             ChainError::new(FailureKind::Error, format!("{what} cannot be read: {why}"))
         };
         match source {
             "policy" => match self.read_policy() {
-                Ok(p) => Ok(Value::Object(p.settings.clone())),
+                Ok(p) => Ok(p.settings.clone()),
                 Err(err) => Err(unreadable("the managed policy", err.to_string())),
             },
             "merged" => {
@@ -423,7 +424,7 @@ impl SessionCore {
                     .read_policy()
                     .map_err(|err| unreadable("the managed policy", err.to_string()))?;
                 merge_settings(&mut merged, &p.settings);
-                Ok(Value::Object(merged))
+                Ok(merged)
             }
             other => {
                 let input = self
@@ -433,10 +434,7 @@ impl SessionCore {
                     .find(|(n, _)| *n == other)
                     .map(|(_, i)| i.clone());
                 match input {
-                    Some(i) => i
-                        .read()
-                        .map(Value::Object)
-                        .map_err(|why| unreadable(other, why)),
+                    Some(i) => i.read().map_err(|why| unreadable(other, why)),
                     None => Err(ChainError::new(
                         FailureKind::Error,
                         format!("no settings source named {other}"),
@@ -446,69 +444,149 @@ impl SessionCore {
         }
     }
 
-    fn overridden(&self, e: &Event) -> Option<Value> {
-        lock(&self.core_override)
-            .as_ref()
-            .filter(|(name, _)| *name == e.name)
-            .map(|(_, v)| v.clone())
+    /// `env.set` (SPEC §3.8): sets or unsets the variable; a name that is missing or no
+    /// variable name is refused, for every caller.
+    fn env_set(&self, e: &Event) -> Refusal {
+        let Some(set) = EnvSet::read(e) else {
+            return refusal(NO_VARIABLE_NAME.to_owned());
+        };
+        if let Some(why) = not_a_variable_refusal(&set.name) {
+            return refusal(why);
+        }
+        let mut env = lock(&self.env);
+        match set.value {
+            Some(v) => env.insert(set.name, v),
+            None => env.remove(&set.name),
+        };
+        Refusal::default()
     }
 
-    fn answer_now(&self, cx: &Cx, e: &Event) -> Answer {
-        if let Some(v) = self.overridden(e) {
-            return Ok(v);
+    /// `env.get` (SPEC §3.7): the variable's value; `null` when unset, or when the event
+    /// names no variable.
+    fn env_get(&self, e: &Event) -> Value {
+        let value = EnvGet::read(e)
+            .filter(|get| not_a_variable(&get.name).is_none())
+            .and_then(|get| lock(&self.env).get(&get.name).cloned());
+        json!({ "value": value })
+    }
+
+    /// `tool.register` (SPEC §1.7): the tool's full name under its registering plugin.
+    fn tool_register(&self, cx: &Cx, e: &ToolRegister) -> Registered {
+        let full = events::registered_tool_name(&cx.origin().plugin, &e.name);
+        let mut reg = lock(&self.registered);
+        if !reg.contains(&full) {
+            reg.push(full.clone());
         }
-        match e.name.as_str() {
-            classic::CLASSIC_PRE_TOOL_USE => self.classic_pre_tool_use(e),
-            names::SETTINGS_READ => self.settings_read(e),
-            names::ENV_SET => {
-                let Some(name) = e.str_field("name") else {
-                    return Ok(json!({ "deny": NO_VARIABLE_NAME }));
-                };
-                if let Some(refusal) = not_a_variable_refusal(name) {
-                    return Ok(json!({ "deny": refusal }));
-                }
-                let mut env = lock(&self.env);
-                match e.fields.get("value").and_then(Value::as_str) {
-                    Some(v) => env.insert(name.to_owned(), v.to_owned()),
-                    None => env.remove(name),
-                };
-                Ok(json!({}))
-            }
-            names::ENV_GET => {
-                let value = e
-                    .str_field("name")
-                    .filter(|name| not_a_variable(name).is_none())
-                    .and_then(|name| lock(&self.env).get(name).cloned());
-                Ok(json!({ "value": value }))
-            }
-            names::TOOL_REGISTER => {
-                let full = fnhooks::registered_tool_name(
-                    &cx.origin().plugin,
-                    e.str_field("name").unwrap_or_default(),
-                );
-                let mut reg = lock(&self.registered);
-                if !reg.contains(&full) {
-                    reg.push(full.clone());
-                }
-                Ok(json!({ "registered": full }))
-            }
-            names::TOOL_LIST => {
-                let mut tools = self.tools.clone();
-                tools.extend(lock(&self.registered).iter().map(|n| json!({ "name": n })));
-                Ok(json!({ "tools": tools }))
-            }
-            names::PLUGIN_REGISTER => Ok(json!({ "admitted": true })),
-            names::UI_LOG => {
-                let channel = match e.str_field("to") {
-                    Some("debug") => Channel::Debug,
-                    _ => Channel::Screen,
-                };
-                self.write(channel, e.str_field("line").unwrap_or_default().to_owned());
-                Ok(json!({}))
-            }
-            _ => Ok(e.to_value()),
+        Registered {
+            registered: Some(full),
+            ..Registered::default()
         }
     }
+
+    /// `tool.list` (SPEC §3.5): the engine's tools, then those registered at run time.
+    fn tool_list(&self) -> Tools {
+        let mut tools = self.tools.clone();
+        tools.extend(lock(&self.registered).iter().map(|n| json!({ "name": n })));
+        Tools {
+            tools: Some(tools),
+            ..Tools::default()
+        }
+    }
+}
+
+use events::Refusal;
+
+fn refusal(why: String) -> Refusal {
+    Refusal {
+        deny: Some(why),
+        ..Refusal::default()
+    }
+}
+
+/// The engine's answer in place of an organization's hook that failed at `tool.check`
+/// (SPEC §1.8): an unchecked deny naming the plugin and how it failed.
+///
+/// Takes the plugin and its failure; returns the verdict.
+///
+/// SPEC §1.8
+#[must_use]
+pub fn unchecked_deny(plugin: &PluginInfo, failure: &HookFailure) -> Verdict {
+    Verdict::plain(Decision::Deny).with_reason(format!(
+        "{}, a plugin of your organization, failed while checking this call ({}); denied",
+        escaped(&plugin.name),
+        failure.kind
+    ))
+}
+
+/// The catalogue a session hands its engine: SPEC §1.5's ([`events::catalogue`]), with
+/// `tool.check` failing closed as §1.8 says ([`unchecked_deny`]).
+///
+/// Takes nothing; returns the catalogue.
+///
+/// SPEC §1.5, §1.8
+#[must_use]
+pub fn catalogue() -> fnhooks::Catalogue {
+    events::catalogue().fail_closed::<ToolCheck>("denied", unchecked_deny)
+}
+
+/// The session's core as a router, one handler per event (SPEC §1.5–§1.7b), the way an
+/// embedding program writes its own; every other event is answered by its own fields.
+pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
+    let c = |core: &Arc<SessionCore>| Arc::clone(core);
+    let log = c(core);
+    let (check, classic_core, settings, set, get, register, list, ui) = (
+        c(core),
+        c(core),
+        c(core),
+        c(core),
+        c(core),
+        c(core),
+        c(core),
+        c(core),
+    );
+    Router::new(move |channel, line| log.write(channel, line))
+        .on::<ToolCheck, _, _>(move |cx, e| {
+            let plan = check.check_plan(e);
+            plan.finish(cx)
+        })
+        .on_json(classic::CLASSIC_PRE_TOOL_USE, move |_cx, e| {
+            let answer = classic_core.classic_pre_tool_use(&e);
+            async move { answer }
+        })
+        .on::<SettingsRead, _, _>(move |_cx, e| {
+            let answer = settings.settings_read(&e);
+            async move { answer }
+        })
+        .on_json(names::ENV_SET, move |_cx, e| {
+            let answer = set.env_set(&e);
+            async move { to_json(&answer) }
+        })
+        .on_json(names::ENV_GET, move |_cx, e| {
+            let answer = get.env_get(&e);
+            async move { Ok(answer) }
+        })
+        .on::<ToolRegister, _, _>(move |cx, e| {
+            let answer = register.tool_register(&cx, &e);
+            async move { Ok(answer) }
+        })
+        .on::<ToolList, _, _>(move |_cx, _e| {
+            let answer = list.tool_list();
+            async move { Ok(answer) }
+        })
+        .on::<PluginRegister, _, _>(|_cx, _e| async move {
+            let mut rest = Fields::new();
+            rest.insert("admitted".into(), Value::Bool(true));
+            Ok(Admission { refuse: None, rest })
+        })
+        .on::<UiLog, _, _>(move |_cx, e| {
+            ui.write(e.to.unwrap_or(Channel::Screen), e.line);
+            async move { Ok(Fields::new()) }
+        })
+}
+
+fn to_json<T: serde::Serialize>(answer: &T) -> Answer {
+    serde_json::to_value(answer)
+        .map_err(|why| ChainError::new(FailureKind::InvalidAnswer, why.to_string()))
 }
 
 /// The `env.set` refusal when the event names no variable at all (`name` missing or
@@ -601,9 +679,9 @@ impl CheckPlan {
     /// and the deny and ask rules met by the pinned input still stand (the stricter
     /// verdict). Then the hooks' decision goes over the rules' verdict
     /// ([`classic::apply_to_verdict`]).
-    async fn finish(self, cx: Cx) -> Answer {
+    async fn finish(self, cx: Cx) -> Result<Verdict, ChainError> {
         let Some((event, managed)) = self.classic else {
-            return Ok(self.base.to_value());
+            return Ok(self.base);
         };
         let answered = cx.raise(event).await;
         let read = answered.as_ref().ok().and_then(classic::read_answer);
@@ -632,7 +710,12 @@ impl CheckPlan {
             }
             rewrites.insert(self.tool_use_id.clone(), updated.clone());
         }
-        Ok(classic::apply_to_verdict(base, &hook, &self.judge.facts, &self.tool).to_value())
+        Ok(classic::apply_to_verdict(
+            base,
+            &hook,
+            &self.judge.facts,
+            &self.tool,
+        ))
     }
 }
 
@@ -661,19 +744,4 @@ fn transcript_path(facts: &SessionFacts, session_id: &str) -> String {
         .join(format!("{session_id}.jsonl"))
         .to_string_lossy()
         .into_owned()
-}
-
-impl fnhooks::Core for SessionCore {
-    fn answer(&self, cx: Cx, event: Event) -> BoxFuture<'static, Answer> {
-        if event.name == names::TOOL_CHECK && self.overridden(&event).is_none() {
-            let plan = self.check_plan(&event);
-            return Box::pin(plan.finish(cx));
-        }
-        let answer = self.answer_now(&cx, &event);
-        Box::pin(async move { answer })
-    }
-
-    fn engine_log(&self, channel: Channel, line: String) {
-        self.write(channel, line);
-    }
 }

@@ -2,48 +2,30 @@
 //! policy read through one memo, the settings sources, the environment of the engine's
 //! children, the log, plugin admission, and the seating of the security default.
 //!
-//! This is what an embedding program (or the scenario runner, or the CLI) builds
-//! around [`fnhooks::Engine`]: SPEC §0 (the engine), §1.3 (events raised only when
-//! hooked), §1.5–§1.7b (core answers), §2.1 (the policy read, fail closed), §2.3
-//! (seating), §4 (the core of `tool.check`, from the `permissions` crate: the rules and
-//! mode, then the classic `PreToolUse` hooks run through the `classic.PreToolUse` event,
-//! whose deny or ask is named `hook: "PreToolUse"` and whose allow never lifts a deny or
-//! ask rule), §1.6 and §4 "Rewrites" (the tool-use flow, [`Session::tool_use`]:
-//! `tool.call`, then `tool.check` on the rewritten call with the deny and ask rules also
-//! met by the input the model asked for, then the `outcome`).
-//!
-//! ```
-//! use session::{Session, SessionConfig};
-//! use fnhooks::{Event, Tier};
-//! use serde_json::json;
-//!
-//! let dir = tempfile::tempdir().unwrap();
-//! std::fs::write(dir.path().join("managed-settings.json"),
-//!     r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).unwrap();
-//! let session = Session::start(SessionConfig::new(dir.path()), Vec::new()).unwrap();
-//! assert!(session.is_seated());
-//! let verdict = session.raise(
-//!     Event::from_value("tool.check", json!({"tool": "Bash", "input": {"command": "rm -rf x"}, "tool_use_id": "t"})),
-//!     None, None).unwrap().unwrap();
-//! assert_eq!(verdict["decision"], "deny");
-//! assert_eq!(verdict["rule"], "Bash(rm:*)");
-//! ```
+//! The crate's README is its documentation:
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+mod blocking;
 mod core;
 mod mode;
 mod settings;
 
+pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
+    catalogue, not_a_variable, not_a_variable_refusal, unchecked_deny, LogLine, SessionCore,
+    NO_VARIABLE_NAME,
 };
 pub use permissions::classic::HookRunner;
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
+use events::{names, ToolCall};
 use fnhooks::{
-    names, Answer, Decision, Engine, Event, Origin, Plugin, PluginInfo, Tier, TraceEntry, Verdict,
+    Answer, ChainError, Engine, Event, EventType, Origin, Plugin, PluginInfo, Raise, Tier,
+    TraceEntry,
 };
-use permissions::{Mode, SessionFacts};
+use permissions::{Decision, Mode, Outcome, SessionFacts, Verdict};
+use serde::Serialize;
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -83,18 +65,32 @@ pub struct SessionConfig {
     pub memo_window: Duration,
 }
 
+impl std::fmt::Debug for SessionConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionConfig")
+            .field("managed", &self.managed)
+            .field("mode", &self.mode)
+            .field("facts", &self.facts)
+            .field("hook_timeout", &self.hook_timeout)
+            .field("seated", &self.seated)
+            .field("hook_runner", &self.hook_runner)
+            .finish_non_exhaustive()
+    }
+}
+
 impl SessionConfig {
-    /// A session reading the managed policy from `managed_folder`, with the defaults of
-    /// `SCENARIOS.md` (no mode given, main loop, no host, interactive, cwd
-    /// `/home/dev/repo`, home `/home/dev`), the engine's 10 s hook timeout, classic
-    /// hooks run normally, and the security default seated as the engine would seat it.
+    /// A session reading the managed policy from `managed_folder`, working in `cwd` with
+    /// the home folder `home` (both the embedding program's to give: SPEC §4 judges paths
+    /// against them), with no mode given, the main loop, no host, interactive, no other
+    /// settings source, the engine's 10 s hook timeout, classic hooks run normally, and
+    /// the security default seated as the engine would seat it.
     #[must_use]
-    pub fn new(managed_folder: &Path) -> Self {
+    pub fn new(managed_folder: &Path, cwd: &Path, home: &Path) -> Self {
         SessionConfig {
             managed: ManagedLocation::Explicit(managed_folder.to_path_buf()),
             settings: SettingsInputs::default(),
             mode: None,
-            facts: SessionFacts::new("/home/dev/repo", "/home/dev"),
+            facts: SessionFacts::new(cwd, home),
             hook_timeout: fnhooks::DEFAULT_HOOK_TIMEOUT,
             tools: Vec::new(),
             seated: true,
@@ -113,8 +109,8 @@ pub enum SessionError {
     ManagedFolder(PolicyError),
 }
 
-/// Why a raise could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a raise answered no value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RaiseError {
     /// `from` names a plugin the session does not list.
     #[error("{0} is not a plugin of this session")]
@@ -122,9 +118,93 @@ pub enum RaiseError {
     /// `from` names a plugin that was not admitted.
     #[error("{0} was not admitted, so it cannot raise events")]
     NotAdmitted(String),
+    /// The chain answered an error (SPEC §1.1: a core that cannot read the policy, a
+    /// dropped link whose last run failed).
+    #[error("the chain answered an error: {0}")]
+    Chain(ChainError),
 }
 
-/// A running session: the engine with its plugins seated, and its core.
+impl From<ChainError> for RaiseError {
+    fn from(e: ChainError) -> Self {
+        RaiseError::Chain(e)
+    }
+}
+
+/// One raise through a session: the event, the listed plugin it is raised from (`None`:
+/// the engine), and the host's own answer at the core link for events whose core answer
+/// only the host knows (a prompt section's text, a compaction's summary).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRaise {
+    event: Event,
+    from: Option<String>,
+    core_answer: Option<Value>,
+}
+
+impl SessionRaise {
+    /// `event`, raised by the engine.
+    #[must_use]
+    pub fn new(event: Event) -> Self {
+        SessionRaise {
+            event,
+            from: None,
+            core_answer: None,
+        }
+    }
+
+    /// This raise, raised by the listed plugin `id` (`None`: the engine).
+    #[must_use]
+    pub fn from(mut self, id: Option<&str>) -> Self {
+        self.from = id.map(str::to_owned);
+        self
+    }
+
+    /// This raise with `answer` as the core link's answer of the event (`None`: the
+    /// session's core answers).
+    #[must_use]
+    pub fn core_answer(mut self, answer: Option<Value>) -> Self {
+        self.core_answer = answer;
+        self
+    }
+}
+
+/// What a traced raise answered: the chain's answer (its value or its error), and the
+/// trace of the whole chain run, outermost first (SPEC §1.1 `next.trace`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raised {
+    /// The chain's answer.
+    pub answer: Answer,
+    /// What each link did.
+    pub trace: Vec<TraceEntry>,
+}
+
+/// What the engine did with one tool call ([`Session::tool_use`]): the call as finally
+/// rewritten, the verdict, what the engine does with it, and the trace of its
+/// `tool.check` chain run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolUse {
+    /// The tool, as `tool.call` rewrote it.
+    pub tool: String,
+    /// The input, as `tool.call` and the classic hooks rewrote it.
+    pub input: Value,
+    /// The verdict (SPEC §1.6).
+    pub verdict: Verdict,
+    /// `run`, `prompt`, `host`, `refused` (SPEC §1.6 `outcome`).
+    pub outcome: Outcome,
+    /// The `tool.check` chain run (empty when `tool.call` refused the call).
+    #[serde(skip)]
+    pub trace: Vec<TraceEntry>,
+}
+
+impl ToolUse {
+    /// `{tool, input, verdict, outcome}`, the JSON the scenario format reads.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A running session: the engine with its plugins seated, and its core. Its futures
+/// run on any executor (tokio included); [`BlockingSession`] blocks on them.
 pub struct Session {
     engine: Engine,
     core: Arc<SessionCore>,
@@ -145,6 +225,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("engine", &self.engine)
+            .field("seated", &self.is_seated())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Session {
     /// Starts a session: reads the policy once (writing its salvage warnings to the
     /// debug log), settles the mode at start (SPEC §4 "Mode at start": the mode given,
@@ -159,7 +248,10 @@ impl Session {
     /// # Errors
     ///
     /// [`SessionError::ManagedFolder`] when the explicit managed folder does not exist.
-    pub fn start(config: SessionConfig, plugins: Vec<Plugin>) -> Result<Session, SessionError> {
+    pub async fn start(
+        config: SessionConfig,
+        plugins: Vec<Plugin>,
+    ) -> Result<Session, SessionError> {
         if let ManagedLocation::Explicit(p) = &config.managed {
             if !p.exists() {
                 return Err(SessionError::ManagedFolder(PolicyError::FolderNotFound {
@@ -181,7 +273,8 @@ impl Session {
             config.hook_runner,
         ));
         let engine = Engine::new(
-            Arc::clone(&core) as Arc<dyn fnhooks::Core>,
+            Arc::new(crate::core::router(&core)),
+            catalogue(),
             config.hook_timeout,
         );
         let mut listed = plugins;
@@ -204,7 +297,7 @@ impl Session {
             .cloned()
             .partition(|p| p.info.tier == Tier::User);
         for p in org.into_iter().chain(people) {
-            let answer = session.admit(&p, false);
+            let answer = session.admit(&p, false).await;
             lock(&session.admissions).push((p.info.id.clone(), answer));
         }
         Ok(session)
@@ -254,23 +347,22 @@ impl Session {
     /// the module's folder. The event carries the module's pinned `name`, `tier`,
     /// `provenance` and, where the loader says, `source`; for a `prepend`, `append` or
     /// `builtin` module it is raised with the `user` tier skipped (SPEC §3.9).
-    fn admit(&self, p: &Plugin, reload: bool) -> Answer {
-        let mut f = Map::new();
-        f.insert("name".into(), json!(p.info.name));
-        f.insert("tier".into(), json!(p.info.tier));
-        f.insert("provenance".into(), json!(p.info.id));
-        if let Some(source) = p.info.source {
-            f.insert("source".into(), json!(source));
-        }
-        let event = Event::new(names::PLUGIN_REGISTER, f);
+    async fn admit(&self, p: &Plugin, reload: bool) -> Answer {
+        let event = events::PluginRegister::event(&events::PluginRegister {
+            name: p.info.name.clone(),
+            tier: p.info.tier,
+            provenance: p.info.id.clone(),
+            source: p.info.source,
+            rest: Map::new(),
+        });
         // SPEC §3.9 [decision]: no hook of a person's ever judges the organization's or
         // the engine's modules, at start or at a reload.
-        let answer = futures::executor::block_on(if p.info.tier == Tier::User {
-            self.engine.raise(event, Origin::engine())
+        let raise = if p.info.tier == Tier::User {
+            Raise::new(event)
         } else {
-            self.engine
-                .raise_skipping(event, Origin::engine(), &[Tier::User])
-        });
+            Raise::new(event).skipping(&[Tier::User])
+        };
+        let answer = self.engine.raise(raise).await;
         let admitted = matches!(&answer, Ok(v) if v.get("refuse").is_none());
         if let Ok(Some(message)) = answer
             .as_ref()
@@ -313,10 +405,16 @@ impl Session {
         self.listed.iter().map(|p| p.info.clone()).collect()
     }
 
-    /// The engine.
+    /// Whether the plugin with this id is seated now (admitted, and not unseated since).
     #[must_use]
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    pub fn is_admitted(&self, id: &str) -> bool {
+        self.engine.plugin(id).is_some()
+    }
+
+    /// The seated plugins, in chain order.
+    #[must_use]
+    pub fn seated(&self) -> Vec<PluginInfo> {
+        self.engine.plugins()
     }
 
     /// The core (policy memo, environment, log).
@@ -357,45 +455,46 @@ impl Session {
         })
     }
 
-    /// Raises `event` (as the engine, or `from` a listed plugin), with `core` as the
-    /// core link's answer for events whose core answer is not computed from the session
-    /// (a prompt section's text, a compaction's summary).
+    /// Raises `event` as the engine (SPEC §1.1) and answers the chain's value.
     ///
     /// # Errors
     ///
-    /// [`RaiseError`] when `from` is not listed or was not admitted. The chain's own
-    /// error is the inner `Answer`'s.
-    pub fn raise(
-        &self,
-        event: Event,
-        from: Option<&str>,
-        core: Option<Value>,
-    ) -> Result<Answer, RaiseError> {
-        self.raise_traced(event, from, core).map(|(a, _)| a)
+    /// [`RaiseError::Chain`] when the chain answers an error.
+    pub async fn raise(&self, event: Event) -> Result<Value, RaiseError> {
+        Ok(self.engine.raise(event).await?)
     }
 
-    /// [`Session::raise`], also returning the trace of the whole chain run.
+    /// Raises `event` from the listed, admitted plugin `id`, as that plugin's hooks
+    /// would through their `cx` (SPEC §1.1: `next.origin` is that plugin).
     ///
     /// # Errors
     ///
-    /// As [`Session::raise`].
-    pub fn raise_traced(
-        &self,
-        event: Event,
-        from: Option<&str>,
-        core: Option<Value>,
-    ) -> Result<(Answer, Vec<TraceEntry>), RaiseError> {
-        let origin = self.origin_of(from)?;
-        self.core
-            .set_override(core.map(|v| (event.name.clone(), v)));
-        let out = futures::executor::block_on(self.engine.raise_traced(event, origin));
-        self.core.set_override(None);
-        Ok(out)
+    /// [`RaiseError::UnknownPlugin`] or [`RaiseError::NotAdmitted`] for `id`;
+    /// [`RaiseError::Chain`] when the chain answers an error.
+    pub async fn raise_from(&self, id: &str, event: Event) -> Result<Value, RaiseError> {
+        let origin = self.origin_of(Some(id))?;
+        Ok(self.engine.raise(Raise::new(event).origin(origin)).await?)
+    }
+
+    /// Raises as `raise` says, answering the chain's answer (value or error) and the
+    /// trace of the whole chain run.
+    ///
+    /// # Errors
+    ///
+    /// [`RaiseError::UnknownPlugin`] or [`RaiseError::NotAdmitted`] for the plugin the
+    /// raise is from. The chain's own error is [`Raised::answer`]'s.
+    pub async fn raise_traced(&self, raise: SessionRaise) -> Result<Raised, RaiseError> {
+        let origin = self.origin_of(raise.from.as_deref())?;
+        let mut r = Raise::new(raise.event).origin(origin);
+        if let Some(v) = raise.core_answer {
+            r = r.core_answer(v);
+        }
+        let (answer, trace) = self.engine.raise_traced(r).await;
+        Ok(Raised { answer, trace })
     }
 
     /// Runs the engine's flow for one tool call (SPEC §1.5 `tool.call`/`tool.check`,
     /// §1.6 `outcome`, §4 "Rewrites"; SCENARIOS.md "Files and the tool-use flow").
-    /// `event` holds `{tool, input, tool_use_id}` (its name is not read).
     ///
     /// 1. The `tool.call` chain, raised by the engine: rewrites belong there. Its answer
     ///    `{tool, input}` is the call to check (a field missing or of the wrong type keeps
@@ -413,35 +512,26 @@ impl Session {
     ///    for, seated or not.
     /// 4. The `outcome` ([`permissions::outcome`]): `run`, `prompt`, `host`, `refused`.
     ///
-    /// Answers `{tool, input (as finally rewritten), verdict, outcome}`.
-    ///
-    /// # Errors
-    ///
-    /// None of its own: a chain error becomes a refused call with a deny verdict saying
-    /// why (fail closed). The `Result` is the shape of every raise.
-    pub fn tool_use(&self, event: Event) -> Answer {
-        self.tool_use_traced(event).0
-    }
-
-    /// [`Session::tool_use`], also returning the trace of its `tool.check` chain run.
-    ///
-    /// SPEC §1.6, §4 "Rewrites".
-    pub fn tool_use_traced(&self, event: Event) -> (Answer, Vec<TraceEntry>) {
-        let tool = event.str_field("tool").unwrap_or_default().to_owned();
-        let input = event.fields.get("input").cloned().unwrap_or(Value::Null);
-        let tool_use_id = event
-            .str_field("tool_use_id")
-            .unwrap_or_default()
-            .to_owned();
+    /// Takes the model's call; returns what the engine did with it. A chain that errs
+    /// becomes a refused call with a deny verdict saying why (fail closed): there is no
+    /// error.
+    pub async fn tool_use(&self, call: ToolCall) -> ToolUse {
+        let ToolCall {
+            tool,
+            input,
+            tool_use_id,
+            ..
+        } = call;
         let facts = self.core.facts().clone();
-        let refused = |tool: &str, input: &Value, reason: String| {
+        let refused = |tool: &str, input: &Value, reason: String, trace| {
             let verdict = Verdict::plain(Decision::Deny).with_reason(reason);
-            json!({
-                "tool": tool,
-                "input": input,
-                "outcome": permissions::outcome(&verdict, &facts).as_str(),
-                "verdict": verdict.to_value(),
-            })
+            ToolUse {
+                tool: tool.to_owned(),
+                input: input.clone(),
+                outcome: permissions::outcome(&verdict, &facts),
+                verdict,
+                trace,
+            }
         };
 
         // 1. tool.call: rewrites.
@@ -449,10 +539,10 @@ impl Session {
         call.insert("tool".into(), json!(tool));
         call.insert("input".into(), input.clone());
         call.insert("tool_use_id".into(), json!(tool_use_id));
-        let called = futures::executor::block_on(
-            self.engine
-                .raise(Event::new(names::TOOL_CALL, call), Origin::engine()),
-        );
+        let called = self
+            .engine
+            .raise(Event::new(names::TOOL_CALL, call))
+            .await;
         let called = match called {
             Ok(v) => v,
             Err(e) => {
@@ -460,7 +550,7 @@ impl Session {
                     "the tool.call chain failed ({}); the call was not made",
                     e.failure().kind
                 );
-                return (Ok(refused(&tool, &input, reason)), Vec::new());
+                return refused(&tool, &input, reason, Vec::new());
             }
         };
         let new_tool = called
@@ -479,10 +569,10 @@ impl Session {
         check.insert("tool".into(), json!(new_tool));
         check.insert("input".into(), new_input.clone());
         check.insert("tool_use_id".into(), json!(tool_use_id));
-        let (answer, trace) = futures::executor::block_on(
-            self.engine
-                .raise_traced(Event::new(names::TOOL_CHECK, check), Origin::engine()),
-        );
+        let (answer, trace) = self
+            .engine
+            .raise_traced(Event::new(names::TOOL_CHECK, check))
+            .await;
         let final_input = self
             .core
             .take_hook_rewrite(&tool_use_id)
@@ -499,7 +589,7 @@ impl Session {
             let reason = format!(
                 "the permission check could not be completed ({why}); denied by your organization's policy"
             );
-            return (Ok(refused(&new_tool, &final_input, reason)), trace);
+            return refused(&new_tool, &final_input, reason, trace);
         };
 
         // 3. Deny and ask rules also meet the input the model asked for.
@@ -509,14 +599,13 @@ impl Session {
         }
 
         // 4. What the engine does with the verdict.
-        let outcome = permissions::outcome(&verdict, &facts);
-        let out = json!({
-            "tool": new_tool,
-            "input": final_input,
-            "verdict": verdict.to_value(),
-            "outcome": outcome.as_str(),
-        });
-        (Ok(out), trace)
+        ToolUse {
+            tool: new_tool,
+            input: final_input,
+            outcome: permissions::outcome(&verdict, &facts),
+            verdict,
+            trace,
+        }
     }
 
     /// Reloads a listed plugin: it is admitted afresh through `plugin.register` (as after
@@ -525,14 +614,14 @@ impl Session {
     /// # Errors
     ///
     /// [`RaiseError::UnknownPlugin`] when the session does not list it.
-    pub fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
+    pub async fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
         let p = self
             .listed
             .iter()
             .find(|p| p.info.id == id)
             .cloned()
             .ok_or_else(|| RaiseError::UnknownPlugin(id.to_owned()))?;
-        Ok(self.admit(&p, true))
+        Ok(self.admit(&p, true).await)
     }
 
     /// The embedding program says the managed files changed: the next policy read goes

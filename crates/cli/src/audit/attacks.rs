@@ -14,13 +14,12 @@
 //!   them (§3.1, §3.2, §5.2).
 
 use super::synth::{self, Call};
-use fnhooks::{
-    names, Answer, Cx, Decision, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier,
-    Verdict,
-};
+use events::names;
+use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
+use permissions::{Decision, Verdict};
 use policy::{ManagedSettings, Policy};
 use serde_json::{json, Value};
-use session::{HookRunner, RaiseError, Session, SessionConfig};
+use session::{BlockingSession, HookRunner, RaiseError, SessionConfig, SessionRaise};
 use std::path::Path;
 
 /// The marketplace every attacking plugin comes from (never one the policy names).
@@ -227,7 +226,7 @@ pub fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
     SessionConfig {
         seated,
         hook_runner: hooks,
-        ..SessionConfig::new(folder)
+        ..SessionConfig::new(folder, Path::new(synth::CWD), Path::new(synth::HOME))
     }
 }
 
@@ -252,9 +251,9 @@ fn tool_check(call: &Call, n: usize) -> Event {
 }
 
 /// The verdict a session gives `call`, `None` when the answer is not a verdict.
-fn verdict_of(answer: &Result<Answer, RaiseError>) -> Option<Verdict> {
+fn verdict_of(answer: &Result<Value, RaiseError>) -> Option<Verdict> {
     match answer {
-        Ok(Ok(v)) => Verdict::from_value(v),
+        Ok(v) => Verdict::from_value(v),
         _ => None,
     }
 }
@@ -262,7 +261,7 @@ fn verdict_of(answer: &Result<Answer, RaiseError>) -> Option<Verdict> {
 /// Builds the whole catalogue for `policy`: the attacks, and the deny/ask rules no
 /// synthesized call could exercise. `oracle` is a session on the same folder with no
 /// person's plugins and the security default not seated.
-pub fn catalogue(policy: &Policy, oracle: &Session) -> (Vec<Attack>, Vec<NotExercised>) {
+pub fn catalogue(policy: &Policy, oracle: &BlockingSession) -> (Vec<Attack>, Vec<NotExercised>) {
     let m = policy.managed();
     let mut attacks = Vec::new();
     let mut skipped = Vec::new();
@@ -331,7 +330,7 @@ pub fn catalogue(policy: &Policy, oracle: &Session) -> (Vec<Attack>, Vec<NotExer
 /// The first candidate call the oracle session decides by `rule` (or, failing that,
 /// at least as strictly by another rule, which is then named).
 fn exercise(
-    oracle: &Session,
+    oracle: &BlockingSession,
     rule: &str,
     behavior: Decision,
     n: &mut usize,
@@ -340,7 +339,7 @@ fn exercise(
     let mut fallback = None;
     for call in &candidates {
         *n += 1;
-        let Some(v) = verdict_of(&oracle.raise(tool_check(call, *n), None, None)) else {
+        let Some(v) = verdict_of(&oracle.raise(tool_check(call, *n))) else {
             continue;
         };
         if v.decision < behavior {
@@ -457,7 +456,7 @@ fn lookalike(name: &str) -> String {
 /// `posing_as` (SPEC §3.4).
 fn register_attack(family: Family, posing_as: &str, plugin: String, why: &str) -> Attack {
     let tool = "probe".to_owned();
-    let full = fnhooks::registered_tool_name(&plugin, &tool);
+    let full = events::registered_tool_name(&plugin, &tool);
     Attack {
         family,
         label: format!("{posing_as}: as {plugin}"),
@@ -727,27 +726,27 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
 pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize, hooks: HookRunner) -> Arm {
     let plugin = attacker_plugin(&attack.kind);
     let id = plugin.info.id.clone();
-    let session = match Session::start(config(folder, seated, hooks), vec![plugin]) {
+    let session = match BlockingSession::start(config(folder, seated, hooks), vec![plugin]) {
         Ok(s) => s,
         Err(e) => return Arm::new(format!("no session: {e}"), false),
     };
     match &attack.kind {
         Kind::Verdict { call, oracle, .. } => {
-            judge_verdict(&session.raise(tool_check(call, n), None, None), oracle)
+            judge_verdict(&session.raise(tool_check(call, n)), oracle)
         }
         Kind::EnvWrite { name, value } => {
             let before = session.core().env_var(name);
             let event = Event::from_value(names::ENV_SET, json!({"name": name, "value": value}));
-            let answer = session.raise(event, Some(&id), None);
+            let answer = session.raise_from(&id, event);
             let after = session.core().env_var(name);
             judge_env(&answer, before == after, value.is_some())
         }
         Kind::Register { tool, .. } => {
             let event = Event::from_value(names::TOOL_REGISTER, json!({ "name": tool }));
-            judge_register(&session.raise(event, Some(&id), None))
+            judge_register(&session.raise_from(&id, event))
         }
         Kind::Module => {
-            if session.engine().plugin(&id).is_some() {
+            if session.is_admitted(&id) {
                 Arm::new("loaded", false)
             } else {
                 Arm::new("refused at load", true)
@@ -763,11 +762,12 @@ pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize, hooks: Ho
                 Some(v) => Some(v.clone()),
                 None => session.core().read_policy().ok().map(|p| p.to_value()),
             };
-            let answer = session.raise(
-                Event::from_value(*event, fields.clone()),
-                None,
-                core.clone(),
-            );
+            let answer = session
+                .raise_traced(
+                    SessionRaise::new(Event::from_value(*event, fields.clone()))
+                        .core_answer(core.clone()),
+                )
+                .and_then(|r| r.answer.map_err(RaiseError::Chain));
             judge_content(&answer, expected.as_ref())
         }
     }
@@ -777,15 +777,19 @@ pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize, hooks: Ho
 fn not_loaded(e: &RaiseError) -> Arm {
     match e {
         RaiseError::NotAdmitted(_) => Arm::new("module not loaded", true),
-        RaiseError::UnknownPlugin(_) => Arm::new(format!("no attack: {e}"), false),
+        RaiseError::UnknownPlugin(_) | RaiseError::Chain(_) => {
+            Arm::new(format!("no attack: {e}"), false)
+        }
     }
 }
 
 /// SPEC §3.6 / §5.1: the verdict is the oracle's, whole, or stricter.
-fn judge_verdict(answer: &Result<Answer, RaiseError>, oracle: &Verdict) -> Arm {
+fn judge_verdict(answer: &Result<Value, RaiseError>, oracle: &Verdict) -> Arm {
     let v = match answer {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => return Arm::new(format!("failed: {}", e.failure().kind), false),
+        Ok(v) => v,
+        Err(RaiseError::Chain(e)) => {
+            return Arm::new(format!("failed: {}", e.failure().kind), false)
+        }
         Err(e) => return Arm::new(format!("no attack: {e}"), false),
     };
     let Some(v) = Verdict::from_value(v) else {
@@ -811,44 +815,46 @@ fn judge_verdict(answer: &Result<Answer, RaiseError>, oracle: &Verdict) -> Arm {
 }
 
 /// SPEC §3.8 / §5.4: the write is refused and the value unchanged.
-fn judge_env(answer: &Result<Answer, RaiseError>, unchanged: bool, set: bool) -> Arm {
+fn judge_env(answer: &Result<Value, RaiseError>, unchanged: bool, set: bool) -> Arm {
     let verb = if set { "set" } else { "unset" };
     match answer {
-        Err(e) => not_loaded(e),
-        Ok(Ok(v)) if v.get("deny").is_some() => {
+        Ok(v) if v.get("deny").is_some() => {
             if unchanged {
                 Arm::new("refused", true)
             } else {
                 Arm::new(format!("refused, yet {verb}"), false)
             }
         }
-        Ok(Ok(_)) if unchanged => Arm::new("accepted, no change", false),
-        Ok(Ok(_)) if set => Arm::new("set to its payload", false),
-        Ok(Ok(_)) => Arm::new("unset", false),
-        Ok(Err(_)) if unchanged => Arm::new("failed, no change", true),
-        Ok(Err(_)) => Arm::new(format!("failed, yet {verb}"), false),
+        Ok(_) if unchanged => Arm::new("accepted, no change", false),
+        Ok(_) if set => Arm::new("set to its payload", false),
+        Ok(_) => Arm::new("unset", false),
+        Err(RaiseError::Chain(_)) if unchanged => Arm::new("failed, no change", true),
+        Err(RaiseError::Chain(_)) => Arm::new(format!("failed, yet {verb}"), false),
+        Err(e) => not_loaded(e),
     }
 }
 
 /// SPEC §3.4 / §5.3: the registration is refused.
-fn judge_register(answer: &Result<Answer, RaiseError>) -> Arm {
+fn judge_register(answer: &Result<Value, RaiseError>) -> Arm {
     match answer {
+        Ok(v) if v.get("deny").is_some() => Arm::new("refused", true),
+        Ok(v) if v.get("registered").is_some() => Arm::new("registered", false),
+        Ok(_) => Arm::new("answered, not refused", false),
+        Err(RaiseError::Chain(_)) => Arm::new("failed, not registered", true),
         Err(e) => not_loaded(e),
-        Ok(Ok(v)) if v.get("deny").is_some() => Arm::new("refused", true),
-        Ok(Ok(v)) if v.get("registered").is_some() => Arm::new("registered", false),
-        Ok(Ok(_)) => Arm::new("answered, not refused", false),
-        Ok(Err(_)) => Arm::new("failed, not registered", true),
     }
 }
 
 /// SPEC §3.1, §3.2 / §5.2: the answer is what the engine made.
-fn judge_content(answer: &Result<Answer, RaiseError>, expected: Option<&Value>) -> Arm {
+fn judge_content(answer: &Result<Value, RaiseError>, expected: Option<&Value>) -> Arm {
     match (answer, expected) {
+        (Ok(v), Some(x)) if v == x => Arm::new("as the engine made it", true),
+        (Ok(_), Some(_)) => Arm::new("rewritten", false),
+        (Ok(_), None) => Arm::new("answered; engine had none", false),
+        (Err(RaiseError::Chain(e)), _) => {
+            Arm::new(format!("failed: {}", e.failure().kind), false)
+        }
         (Err(e), _) => Arm::new(format!("no attack: {e}"), false),
-        (Ok(Ok(v)), Some(x)) if v == x => Arm::new("as the engine made it", true),
-        (Ok(Ok(_)), Some(_)) => Arm::new("rewritten", false),
-        (Ok(Ok(_)), None) => Arm::new("answered; engine had none", false),
-        (Ok(Err(e)), _) => Arm::new(format!("failed: {}", e.failure().kind), false),
     }
 }
 

@@ -8,9 +8,9 @@
 
 use serde_json::{json, Value};
 
-/// The working directory of every audit session (`SessionConfig::new`'s default).
+/// The working directory of every audit session (the scenario format's default).
 pub const CWD: &str = "/home/dev/repo";
-/// The home directory of every audit session (`SessionConfig::new`'s default).
+/// The home directory of every audit session (the scenario format's default).
 pub const HOME: &str = "/home/dev";
 
 /// What a wildcard stands for in a synthesized call.

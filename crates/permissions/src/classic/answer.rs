@@ -6,7 +6,7 @@
 
 use super::sources::{truncate, Handler};
 use super::PRE_TOOL_USE;
-use fnhooks::Decision;
+use crate::Decision;
 use serde_json::{json, Map, Value};
 
 /// Strings taken from a hook's output are capped at this many characters (reference §4.4).

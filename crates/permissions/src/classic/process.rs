@@ -10,7 +10,7 @@ use super::sources::{truncate, ClassicHooks, Handler, HandlerKind};
 use super::verdict::normalize_input;
 use super::PRE_TOOL_USE;
 use crate::SessionFacts;
-use fnhooks::Decision;
+use crate::Decision;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

@@ -7,7 +7,7 @@
 use super::matcher::Matcher;
 use super::process::DEFAULT_TIMEOUT;
 use crate::{decide, Mode, Question, RuleSet, SessionFacts, SettingsSource};
-use fnhooks::Decision;
+use crate::Decision;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::fmt;

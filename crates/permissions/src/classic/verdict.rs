@@ -7,7 +7,7 @@
 use super::answer::HookAnswer;
 use super::PRE_TOOL_USE;
 use crate::SessionFacts;
-use fnhooks::{Decision, Verdict};
+use crate::{Decision, Verdict};
 use serde_json::{json, Value};
 
 /// The documented JSON a `PreToolUse` hook reads on stdin (reference §4.3):

@@ -2,7 +2,8 @@
 
 use super::verdicts::rewritten_by_users;
 use crate::refusals;
-use fnhooks::{Decision, FailureKind, TraceEntry, Verdict};
+use fnhooks::{FailureKind, TraceEntry};
+use permissions::{Decision, Verdict};
 use serde_json::Value;
 
 /// The security default's unchecked deny: a deny naming no rule, its reason saying the

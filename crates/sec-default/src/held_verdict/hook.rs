@@ -4,7 +4,9 @@ use super::{caught_answer, held_kind, held_notice_as, holds_over, is_looser, rew
 use crate::policy;
 use crate::refusals::Attempt;
 use crate::state::State;
-use fnhooks::{Channel, Cx, Event, FailureKind, HookFailure, HookResult, Next, Tier};
+use events::{CxExt, ToolCheck};
+use fnhooks::{Channel, Cx, Event, EventType, FailureKind, HookFailure, HookResult, Next, Tier};
+use permissions::Verdict;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -33,7 +35,11 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
         return Ok(answer?);
     }
 
-    let tool = e.str_field("tool").unwrap_or_default().to_owned();
+    // A question that is not a `tool.check` of its shape is the core's to refuse.
+    let Some(question) = ToolCheck::read(&e) else {
+        return Ok(answer?);
+    };
+    let tool = question.tool;
     let held_answer = next.to(e, Tier::Append).await;
     let (Ok(held_value), Some(held)) = (&held_answer, super::verdict_of(&held_answer)) else {
         return Err(HookFailure::new(
@@ -97,7 +103,7 @@ pub async fn check_failed(cx: Cx, e: Event, next: Next) -> HookResult {
 /// `deny rule` when the settings source the verdict names lists it under
 /// `permissions.deny`, else an `ask rule`. The source is read through `settings.read`
 /// (held past the user tier, §3.1); a source that cannot be read leaves it an ask rule.
-async fn uncertain_rule_kind(cx: &Cx, held: &fnhooks::Verdict) -> String {
+async fn uncertain_rule_kind(cx: &Cx, held: &Verdict) -> String {
     let source = held.source.as_deref().unwrap_or("merged");
     let rule = held.rule.as_deref().unwrap_or_default();
     let settings = cx.settings_read(source).await;

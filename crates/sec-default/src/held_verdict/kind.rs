@@ -1,7 +1,8 @@
 //! The held notice's kind and text (SPEC §3.6.1).
 
 use crate::refusals::{self, Attempt};
-use fnhooks::{escaped, Decision, Verdict};
+use fnhooks::escaped;
+use permissions::{Decision, Verdict};
 
 /// The kind of a held verdict (SPEC §3.6.1): `deny rule` (deny with `rule`), `refusal`
 /// (deny without `rule`), `ask rule` (ask with `rule`), `<event> hook's ask` (with

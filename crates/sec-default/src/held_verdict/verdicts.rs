@@ -1,7 +1,8 @@
 //! Reading verdicts out of answers and traces (SPEC §3.6 steps 2 and 6).
 
 use crate::refusals::names_together;
-use fnhooks::{Answer, Decision, Tier, TraceEntry, Verdict};
+use fnhooks::{Answer, Tier, TraceEntry};
+use permissions::{Decision, Verdict};
 
 /// The verdict an answer carries: `None` for an error or a value that is not a verdict.
 ///

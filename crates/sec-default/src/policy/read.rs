@@ -1,5 +1,6 @@
 //! The policy read, through the chain (SPEC §2.1).
 
+use events::CxExt;
 use fnhooks::{Cx, FailureKind, HookFailure};
 use policy::ManagedSettings;
 use serde_json::Value;

@@ -4,7 +4,8 @@ use super::vouched_id;
 use crate::policy;
 use crate::refusals::{register_refusal, RegisterWhy};
 use crate::state::State;
-use fnhooks::{Cx, Event, HookResult, Next, Tier};
+use events::{registered_tool_name, ToolRegister};
+use fnhooks::{Cx, Event, EventType, HookResult, Next, Tier};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -25,8 +26,12 @@ pub async fn tool_register(state: Arc<State>, cx: Cx, e: Event, next: Next) -> H
     if origin.tier.is_managed() {
         return Ok(next.to(e, Tier::Append).await?);
     }
+    // A `tool.register` that names no tool is the core's to refuse.
+    let Some(ToolRegister { name: tool, .. }) = ToolRegister::read(&e) else {
+        return Ok(next.run(e).await?);
+    };
+    let tool = tool.as_str();
     if origin.tier == Tier::User {
-        let tool = e.str_field("name").unwrap_or_default();
         let recorded = state.admitted_as(&origin.id);
         let refusal = match policy::read(&cx).await {
             Ok(p) => state
@@ -35,13 +40,13 @@ pub async fn tool_register(state: Arc<State>, cx: Cx, e: Event, next: Next) -> H
                 .map(|why| {
                     register_refusal(
                         &origin.plugin,
-                        &fnhooks::registered_tool_name(&origin.plugin, tool),
+                        &registered_tool_name(&origin.plugin, tool),
                         &why,
                     )
                 }),
             Err(_) => Some(register_refusal(
                 &origin.plugin,
-                &fnhooks::registered_tool_name(&origin.plugin, tool),
+                &registered_tool_name(&origin.plugin, tool),
                 &RegisterWhy::PolicyUnreadable,
             )),
         };
@@ -69,10 +74,14 @@ pub async fn tool_register_failed(_cx: Cx, e: Event, next: Next) -> HookResult {
     }
     let origin = next.origin().clone();
     if origin.tier == Tier::User {
-        let tool = e.str_field("name").unwrap_or_default();
+        // A `tool.register` that names no tool is the core's to refuse.
+        let Some(ToolRegister { name: tool, .. }) = ToolRegister::read(&e) else {
+            return Ok(next.run(e).await?);
+        };
+        let tool = tool.as_str();
         let message = register_refusal(
             &origin.plugin,
-            &fnhooks::registered_tool_name(&origin.plugin, tool),
+            &registered_tool_name(&origin.plugin, tool),
             &RegisterWhy::PolicyUnreadable,
         );
         return Ok(json!({ "deny": message }));

@@ -116,7 +116,7 @@ impl ReservedScopes {
         if self.nameless {
             return Some(RegisterWhy::NamelessReserved);
         }
-        let full = fold(&fnhooks::registered_tool_name(plugin, tool));
+        let full = fold(&events::registered_tool_name(plugin, tool));
         // Every folded scope ends in `_`: the name reads as a scope exactly when one of
         // its prefixes that ends in `_` is that scope's fold.
         full.char_indices()
@@ -206,7 +206,7 @@ pub fn register_refusal_of(
     let why = why_refused(policy, plugin, tool, heard)?;
     Some(register_refusal(
         plugin,
-        &fnhooks::registered_tool_name(plugin, tool),
+        &events::registered_tool_name(plugin, tool),
         &why,
     ))
 }

@@ -259,7 +259,7 @@ proptest! {
     #[test]
     fn nothing_that_reads_as_the_server_is_accepted(plugin in any::<String>(), tool in any::<String>()) {
         let pol = p(json!({"managedMcpServers": ["corp-tools"], "prependPlugins": ["audit@corp"]}));
-        let full = fnhooks::registered_tool_name(&plugin, &tool);
+        let full = events::registered_tool_name(&plugin, &tool);
         let reads = crate::fold::reads_as(&full, "mcp__corp-tools__")
             || crate::fold::reads_as(&full, "mcp__audit__")
             || crate::fold::reads_as(&full, "mcp__plugin_audit_");

@@ -1,4 +1,4 @@
-//! Verdicts: the answer of `tool.check` (SPEC §1.6).
+//! Verdicts: the answer of `tool.check` (SPEC §1.6), the permission core's decision.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

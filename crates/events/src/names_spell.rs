@@ -5,7 +5,7 @@
 /// and the case is kept (SPEC §1.7, §3.4.1).
 ///
 /// ```
-/// assert_eq!(fnhooks::spell("corp tools/ä"), "corp_tools__");
+/// assert_eq!(events::spell("corp tools/ä"), "corp_tools__");
 /// ```
 #[must_use]
 pub fn spell(name: &str) -> String {
@@ -25,7 +25,7 @@ pub fn spell(name: &str) -> String {
 /// (SPEC §1.7).
 ///
 /// ```
-/// assert_eq!(fnhooks::registered_tool_name("notes", "add"), "mcp__notes__add");
+/// assert_eq!(events::registered_tool_name("notes", "add"), "mcp__notes__add");
 /// ```
 #[must_use]
 pub fn registered_tool_name(plugin: &str, tool: &str) -> String {

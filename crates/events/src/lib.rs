@@ -1,0 +1,17 @@
+//! `events`: the event catalogue of SPEC §1.5, declared once as types and handed to the
+//! engine ([`catalogue`]).
+//!
+//! The crate's README is its documentation:
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+mod catalogue;
+mod cx;
+pub mod names;
+mod names_spell;
+mod types;
+
+pub use catalogue::catalogue;
+pub use cx::CxExt;
+pub use names_spell::{registered_tool_name, spell};
+pub use types::*;
