@@ -8,11 +8,13 @@ use crate::types::{
     UiLog,
 };
 use fnhooks::Catalogue;
+use permissions::Verdict;
 
 /// Every event of SPEC §1.5: those the engine, the core or the security default read,
 /// as types (their pins of SPEC §1.2 **\[decision\]** and answer shapes of §1.7b); the
-/// others SPEC names, untyped; and the families (`classic.`, `turn.`, ...). No event
-/// fails closed here: the session adds §1.8's unchecked deny to `tool.check`.
+/// others SPEC names, untyped; and the families (`classic.`, `turn.`, ...).
+/// `tool.check` fails closed (SPEC §1.8): an organization's hook that fails at it
+/// answers [`Verdict::unchecked_deny`].
 ///
 /// Takes nothing; returns the catalogue.
 ///
@@ -26,7 +28,9 @@ use fnhooks::Catalogue;
 #[must_use]
 pub fn catalogue() -> Catalogue {
     let typed = Catalogue::new()
-        .event::<ToolCheck>()
+        .fail_closed::<ToolCheck>("denied", |plugin, failure| {
+            Verdict::unchecked_deny(&plugin.name, failure.kind.as_str())
+        })
         .event::<ToolCall>()
         .event::<ToolRegister>()
         .event::<ToolList>()

@@ -14,7 +14,7 @@
 
 use divan::{black_box, Bencher};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Origin, Plugin, PluginInfo,
+    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
     Registration, Tier,
 };
 use futures::future::BoxFuture;
@@ -35,7 +35,11 @@ impl Core for Fixed {
 }
 
 fn engine(links: usize) -> Engine {
-    let engine = Engine::new(Arc::new(Fixed), fnhooks::DEFAULT_HOOK_TIMEOUT);
+    let engine = Engine::new(
+        Arc::new(Fixed),
+        fnhooks::Catalogue::new(),
+        fnhooks::DEFAULT_HOOK_TIMEOUT,
+    );
     for i in 0..links {
         let info = PluginInfo {
             id: format!("p{i}@bench"),
@@ -62,7 +66,7 @@ fn no_hook_path(bencher: Bencher) {
     let engine = engine(0);
     bencher
         .with_inputs(event)
-        .bench_local_values(|e| black_box(engine.raise_blocking(e, Origin::engine())));
+        .bench_local_values(|e| black_box(engine.raise_blocking(e)));
 }
 
 /// A chain of `n` pass-through links in front of the core.
@@ -71,5 +75,5 @@ fn pass_through_chain(bencher: Bencher, n: usize) {
     let engine = engine(n);
     bencher
         .with_inputs(event)
-        .bench_local_values(|e| black_box(engine.raise_blocking(e, Origin::engine())));
+        .bench_local_values(|e| black_box(engine.raise_blocking(e)));
 }

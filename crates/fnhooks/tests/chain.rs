@@ -7,9 +7,11 @@
 )]
 
 use fnhooks::{
-    Answer, Channel, Core, Cx, Decision, Engine, Event, FailureKind, HookError, HookFailure, Next,
-    Origin, Plugin, PluginInfo, Registration, Tier, Verdict,
+    Answer, Catalogue, Channel, Core, Cx, Engine, Event, EventType, FailureKind, HookError,
+    HookFailure, Next, Origin, Pins, Plugin, PluginInfo, Raise, Registration, Tier,
 };
+use serde::{Deserialize, Serialize};
+use serde_json::Map;
 use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -37,9 +39,83 @@ impl Core for Recorder {
     }
 }
 
+/// The test's own verdict: the engine knows none.
+#[derive(Debug, Serialize, Deserialize)]
+struct Verdict {
+    decision: Decision,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    rule: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Verdict {
+    fn from_value(v: &Value) -> Option<Verdict> {
+        serde_json::from_value(v.clone()).ok()
+    }
+}
+
+macro_rules! event {
+    ($ty:ident, $name:expr, $pins:expr, $out:ty) => {
+        struct $ty;
+        impl EventType for $ty {
+            const NAME: &'static str = $name;
+            const PINS: Pins = $pins;
+            type Input = Map<String, Value>;
+            type Output = $out;
+        }
+    };
+}
+
+/// An answer whose `text`, when present, is a string.
+#[derive(Serialize, Deserialize)]
+struct Text {
+    #[serde(default, deserialize_with = "text")]
+    text: Option<String>,
+}
+
+fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+event!(Check, "tool.check", Pins::All, Verdict);
+event!(EnvGet, "env.get", Pins::Fields(&["name"]), Map<String, Value>);
+event!(EnvSet, "env.set", Pins::Fields(&["name"]), Map<String, Value>);
+event!(Section, "prompt.section", Pins::NONE, Text);
+
+/// The events these tests raise, as an embedding program would declare them: a
+/// `tool.check` that fails closed as SPEC §1.8 says.
+fn catalogue() -> Catalogue {
+    Catalogue::new()
+        .event::<EnvGet>()
+        .event::<EnvSet>()
+        .event::<Section>()
+        .family("classic.")
+        .fail_closed::<Check>("denied", |p, f| Verdict {
+            decision: Decision::Deny,
+            reason: Some(format!(
+                "{}, a plugin of your organization, failed while checking this call ({}); denied",
+                fnhooks::escaped(&p.name),
+                f.kind
+            )),
+            rule: None,
+        })
+}
+
 fn engine() -> (Engine, Arc<Recorder>) {
     let rec = Arc::new(Recorder::default());
-    (Engine::new(rec.clone(), Duration::from_millis(200)), rec)
+    (
+        Engine::new(rec.clone(), catalogue(), Duration::from_millis(200)),
+        rec,
+    )
 }
 
 fn info(id: &str, tier: Tier) -> PluginInfo {
@@ -57,7 +133,7 @@ fn plugin(id: &str, tier: Tier, event: &str, hook: impl fnhooks::Hook) -> Plugin
 }
 
 fn raise(engine: &Engine, name: &str, fields: Value) -> Answer {
-    engine.raise_blocking(Event::from_value(name, fields), Origin::engine())
+    engine.raise_blocking(Event::from_value(name, fields))
 }
 
 #[test]
@@ -395,7 +471,7 @@ fn returning_the_error_next_returned_is_not_a_failure_but_another_error_is() {
             panic!("no engine line expected: {line}");
         }
     }
-    let engine = Engine::new(Arc::new(Failing), Duration::from_secs(1));
+    let engine = Engine::new(Arc::new(Failing), catalogue(), Duration::from_secs(1));
     engine.seat(plugin(
         "pass",
         Tier::User,
@@ -500,10 +576,7 @@ fn next_origin_is_the_raiser() {
         id: "envy@community".into(),
     };
     engine
-        .raise_blocking(
-            Event::from_value("env.set", json!({"name": "X"})),
-            origin.clone(),
-        )
+        .raise_blocking(Raise::new(Event::from_value("env.set", json!({"name": "X"}))).origin(origin.clone()))
         .unwrap();
     assert_eq!(seen.lock().unwrap().clone().unwrap(), origin);
 }
@@ -529,7 +602,8 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
         Tier::Prepend,
         "prompt.section",
         |cx: Cx, e: Event, n: Next| async move {
-            cx.settings_read("policy").await?;
+            cx.raise(Event::from_value("settings.read", json!({"source": "policy"})))
+                .await?;
             let mut a = n.run(e).await?;
             a["text"] = json!("read");
             Ok(a)
@@ -685,7 +759,7 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
     ));
     engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
     let e = Event::from_value("prompt.section", json!({}));
-    let a = futures::executor::block_on(engine.raise_skipping(e, Origin::engine(), &[Tier::User]))
+    let a = engine.raise_blocking(Raise::new(e).skipping(&[Tier::User]))
         .unwrap();
     assert_eq!(a["text"], "org(app(core))");
     // every hooked link skipped: the core answers directly
@@ -697,7 +771,7 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
         tagger("person"),
     ));
     let e = Event::from_value("prompt.section", json!({}));
-    let a = futures::executor::block_on(engine.raise_skipping(e, Origin::engine(), &[Tier::User]))
+    let a = engine.raise_blocking(Raise::new(e).skipping(&[Tier::User]))
         .unwrap();
     assert_eq!(a["text"], "core");
     assert_eq!(*rec.core_calls.lock().unwrap(), 1);

@@ -87,6 +87,24 @@ impl Verdict {
         }
     }
 
+    /// The engine's answer in place of an organization's hook that failed at
+    /// `tool.check` (SPEC §1.8): an unchecked deny naming the plugin (its manifest name,
+    /// escaped as `char::escape_debug` escapes it, SPEC §3.6.1) and how it failed
+    /// (`error`, `timeout`, ...).
+    ///
+    /// ```
+    /// let v = permissions::Verdict::unchecked_deny("corp\nguard", "timeout");
+    /// assert_eq!(v.decision, permissions::Decision::Deny);
+    /// assert_eq!(v.reason.as_deref(), Some("corp\\nguard, a plugin of your organization, failed while checking this call (timeout); denied"));
+    /// ```
+    #[must_use]
+    pub fn unchecked_deny(plugin: &str, failed: &str) -> Self {
+        let plugin: String = plugin.chars().flat_map(char::escape_debug).collect();
+        Verdict::plain(Decision::Deny).with_reason(format!(
+            "{plugin}, a plugin of your organization, failed while checking this call ({failed}); denied"
+        ))
+    }
+
     /// This verdict with `reason` set.
     #[must_use]
     pub fn with_reason(mut self, reason: impl Into<String>) -> Self {

@@ -70,7 +70,7 @@ impl Core for FakeCore {
             .unwrap()
             .push((e.name.clone(), e.to_value()));
         let answer: Answer = match e.name.as_str() {
-            "settings.read" => match (e.str_field("source"), self.policy.lock().unwrap().clone()) {
+            "settings.read" => match (e.fields.get("source").and_then(Value::as_str), self.policy.lock().unwrap().clone()) {
                 (Some("policy"), Some(p)) => Ok(p),
                 (Some("policy"), None) => Err(ChainError::new(
                     FailureKind::Error,
@@ -93,9 +93,9 @@ impl Core for FakeCore {
                     let line = format!(
                         "{}: {}",
                         cx.origin().plugin,
-                        e.str_field("line").unwrap_or_default()
+                        e.fields.get("line").and_then(Value::as_str).unwrap_or_default()
                     );
-                    match e.str_field("to") {
+                    match e.fields.get("to").and_then(Value::as_str) {
                         Some("screen") => self.screen.lock().unwrap().push(line),
                         _ => self.debug.lock().unwrap().push(line),
                     }
@@ -104,11 +104,11 @@ impl Core for FakeCore {
             }
             "env.get" => Ok(json!({"value": "engine's"})),
             "tool.register" => Ok(json!({
-                "registered": fnhooks::registered_tool_name(&cx.origin().plugin, e.str_field("name").unwrap_or_default())
+                "registered": events::registered_tool_name(&cx.origin().plugin, e.fields.get("name").and_then(Value::as_str).unwrap_or_default())
             })),
             "plugin.register" => Ok(json!({"admitted": true})),
             "tool.list" => Ok(self.listing.clone()),
-            _ => Ok(json!({"text": e.str_field("text").unwrap_or_default()})),
+            _ => Ok(json!({"text": e.fields.get("text").and_then(Value::as_str).unwrap_or_default()})),
         };
         Box::pin(async move { answer })
     }
@@ -129,8 +129,8 @@ struct Setup {
 fn setup(policy: Option<Value>, person: impl Fn() -> Vec<Plugin>) -> Setup {
     let seated_core = FakeCore::new(policy.clone());
     let control_core = FakeCore::new(policy);
-    let seated = Engine::new(seated_core.clone(), Duration::from_secs(2));
-    let control = Engine::new(control_core.clone(), Duration::from_secs(2));
+    let seated = Engine::new(seated_core.clone(), events::catalogue(), Duration::from_secs(2));
+    let control = Engine::new(control_core.clone(), events::catalogue(), Duration::from_secs(2));
     seated.seat_first(sec_default::plugin());
     for p in person() {
         seated.seat(p);
@@ -174,7 +174,7 @@ fn person(name: &str, event: &str, hook: impl Hook) -> Plugin {
 }
 
 fn raise(engine: &Engine, event: &str, fields: Value, origin: Origin) -> Answer {
-    engine.raise_blocking(Event::from_value(event, fields), origin)
+    engine.raise_blocking(fnhooks::Raise::new(Event::from_value(event, fields)).origin(origin))
 }
 
 fn check(engine: &Engine) -> Value {

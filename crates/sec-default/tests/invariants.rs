@@ -6,9 +6,10 @@
     clippy::indexing_slicing
 )]
 
+use permissions::{Decision, Verdict};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Decision, Engine, Event, Next, Origin, Plugin, PluginInfo,
-    Registration, Tier, Verdict,
+    Answer, Channel, Core, Cx, Engine, Event, Next, Plugin, PluginInfo,
+    Registration, Tier,
 };
 use futures::future::BoxFuture;
 use proptest::prelude::*;
@@ -86,7 +87,7 @@ fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
 }
 
 fn run(core: &Value, people: &[(Behaviour, bool)], seated: bool) -> Verdict {
-    let engine = Engine::new(Arc::new(Fixed(core.clone())), Duration::from_secs(2));
+    let engine = Engine::new(Arc::new(Fixed(core.clone())), events::catalogue(), Duration::from_secs(2));
     if seated {
         engine.seat_first(sec_default::plugin());
     }
@@ -97,7 +98,7 @@ fn run(core: &Value, people: &[(Behaviour, bool)], seated: bool) -> Verdict {
         "tool.check",
         json!({"tool": "Bash", "input": {}, "tool_use_id": "t"}),
     );
-    Verdict::from_value(&engine.raise_blocking(e, Origin::engine()).unwrap()).unwrap()
+    Verdict::from_value(&engine.raise_blocking(e).unwrap()).unwrap()
 }
 
 proptest! {

@@ -23,7 +23,7 @@ use divan::{black_box, Bencher};
 use fnhooks::{Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
 use policy::{ManagedLocation, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde_json::{json, Value};
-use session::{Session, SessionConfig};
+use session::{BlockingSession, SessionConfig};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,11 +98,11 @@ fn chain(rewrite: bool) -> Vec<Plugin> {
     p
 }
 
-fn start(dir: &Path, seated: bool, plugins: Vec<Plugin>) -> Session {
-    Session::start(
+fn start(dir: &Path, seated: bool, plugins: Vec<Plugin>) -> BlockingSession {
+    BlockingSession::start(
         SessionConfig {
             seated,
-            ..SessionConfig::new(dir)
+            ..SessionConfig::new(dir, Path::new("/home/dev/repo"), Path::new("/home/dev"))
         },
         plugins,
     )
@@ -126,7 +126,7 @@ fn bench_check(bencher: Bencher, seated: bool, rewrite: bool) {
     let s = start(dir.path(), seated, chain(rewrite));
     bencher
         .with_inputs(check_event)
-        .bench_local_values(|e| black_box(s.raise(e, None, None)));
+        .bench_local_values(|e| black_box(s.raise(e)));
 }
 
 #[divan::bench]
@@ -158,7 +158,7 @@ fn env_set(bencher: Bencher, name: &'static str) {
     );
     bencher
         .with_inputs(|| Event::from_value("env.set", json!({"name": name, "value": "x"})))
-        .bench_local_values(|e| black_box(s.raise(e, Some("envy@bench"), None)));
+        .bench_local_values(|e| black_box(s.raise_from("envy@bench", e)));
 }
 
 #[divan::bench]
@@ -196,7 +196,7 @@ fn tool_register_against_1000_reserved_scopes(bencher: Bencher) {
     );
     bencher
         .with_inputs(|| Event::from_value("tool.register", json!({"name": "add"})))
-        .bench_local_values(|e| black_box(s.raise(e, Some("notes@bench"), None)));
+        .bench_local_values(|e| black_box(s.raise_from("notes@bench", e)));
 }
 
 #[divan::bench]

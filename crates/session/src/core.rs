@@ -6,10 +6,7 @@ use events::{
     names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead,
     ToolCheck, ToolList, ToolRegister, Tools, UiLog,
 };
-use fnhooks::{
-    escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, HookFailure,
-    PluginInfo, Router,
-};
+use fnhooks::{escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Router};
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
 use permissions::{Decision, Mode, Question, RuleSet, SessionFacts, SettingsSource, Verdict};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
@@ -503,30 +500,15 @@ fn refusal(why: String) -> Refusal {
     }
 }
 
-/// The engine's answer in place of an organization's hook that failed at `tool.check`
-/// (SPEC §1.8): an unchecked deny naming the plugin and how it failed.
-///
-/// Takes the plugin and its failure; returns the verdict.
-///
-/// SPEC §1.8
-#[must_use]
-pub fn unchecked_deny(plugin: &PluginInfo, failure: &HookFailure) -> Verdict {
-    Verdict::plain(Decision::Deny).with_reason(format!(
-        "{}, a plugin of your organization, failed while checking this call ({}); denied",
-        escaped(&plugin.name),
-        failure.kind
-    ))
-}
-
-/// The catalogue a session hands its engine: SPEC §1.5's ([`events::catalogue`]), with
-/// `tool.check` failing closed as §1.8 says ([`unchecked_deny`]).
+/// The catalogue a session hands its engine: SPEC §1.5's ([`events::catalogue`]), whose
+/// `tool.check` fails closed as §1.8 says.
 ///
 /// Takes nothing; returns the catalogue.
 ///
 /// SPEC §1.5, §1.8
 #[must_use]
 pub fn catalogue() -> fnhooks::Catalogue {
-    events::catalogue().fail_closed::<ToolCheck>("denied", unchecked_deny)
+    events::catalogue()
 }
 
 /// The session's core as a router, one handler per event (SPEC §1.5–§1.7b), the way an

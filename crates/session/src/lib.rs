@@ -13,7 +13,7 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    catalogue, not_a_variable, not_a_variable_refusal, unchecked_deny, LogLine, SessionCore,
+    catalogue, not_a_variable, not_a_variable_refusal, LogLine, SessionCore,
     NO_VARIABLE_NAME,
 };
 pub use permissions::classic::HookRunner;

@@ -7,10 +7,11 @@
     clippy::indexing_slicing
 )]
 
+use std::path::Path;
 use fnhooks::{Event, Next, Plugin, PluginInfo, Registration, Tier};
 use policy::{FakeClock, POLICY_MEMO_MS};
 use serde_json::json;
-use session::{Session, SessionConfig};
+use session::{BlockingSession, SessionConfig};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,12 +35,12 @@ fn yes_man() -> Plugin {
     ))
 }
 
-fn check(s: &Session, command: &str) -> serde_json::Value {
+fn check(s: &BlockingSession, command: &str) -> serde_json::Value {
     let e = Event::from_value(
         "tool.check",
         json!({"tool": "Bash", "input": {"command": command}, "tool_use_id": "t"}),
     );
-    s.raise(e, None, None).unwrap().unwrap()
+    s.raise(e).unwrap()
 }
 
 #[test]
@@ -48,9 +49,9 @@ fn ten_thousand_checks_inside_one_window_read_the_managed_folder_once() {
     let clock = Arc::new(FakeClock::new());
     let config = SessionConfig {
         clock: clock.clone(),
-        ..SessionConfig::new(dir.path())
+        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
     };
-    let s = Session::start(config, vec![yes_man()]).unwrap();
+    let s = BlockingSession::start(config, vec![yes_man()]).unwrap();
     let before = s.core().policy_disk_reads();
     for i in 0..10_000 {
         let v = check(&s, if i % 2 == 0 { "rm -rf x" } else { "make" });
@@ -73,7 +74,7 @@ fn ten_thousand_checks_inside_one_window_read_the_managed_folder_once() {
 #[test]
 fn a_policy_change_is_seen_by_the_next_read_and_an_unreadable_one_fails_closed() {
     let dir = folder(&json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
-    let s = Session::start(SessionConfig::new(dir.path()), vec![yes_man()]).unwrap();
+    let s = BlockingSession::start(SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev")), vec![yes_man()]).unwrap();
     assert_eq!(check(&s, "rm -rf x")["decision"], "deny");
     std::fs::write(dir.path().join("managed-settings.json"), "{ not json").unwrap();
     s.policy_changed();
@@ -86,7 +87,7 @@ fn a_policy_change_is_seen_by_the_next_read_and_an_unreadable_one_fails_closed()
 fn a_managed_folder_that_does_not_exist_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
-    let err = Session::start(SessionConfig::new(&missing), Vec::new())
+    let err = BlockingSession::start(SessionConfig::new(&missing, Path::new("/home/dev/repo"), Path::new("/home/dev")), Vec::new())
         .err()
         .unwrap();
     assert!(err.to_string().contains("nope"), "{err}");

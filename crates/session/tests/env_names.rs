@@ -8,10 +8,11 @@
     clippy::indexing_slicing
 )]
 
+use std::path::Path;
 use fnhooks::{Event, Plugin, PluginInfo, Tier};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
-use session::{Session, SessionConfig, SettingsInput, SettingsInputs};
+use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
 
 fn plugin(id: &str, tier: Tier) -> Plugin {
     Plugin::new(PluginInfo {
@@ -23,34 +24,32 @@ fn plugin(id: &str, tier: Tier) -> Plugin {
     })
 }
 
-fn start(seated: bool, settings: SettingsInputs) -> (Session, tempfile::TempDir) {
+fn start(seated: bool, settings: SettingsInputs) -> (BlockingSession, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("managed-settings.json"), "{}").unwrap();
     let config = SessionConfig {
         seated,
         settings,
-        ..SessionConfig::new(dir.path())
+        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
     };
     let plugins = vec![
         plugin("envy@community", Tier::User),
         plugin("guard@acme", Tier::Append),
     ];
-    (Session::start(config, plugins).unwrap(), dir)
+    (BlockingSession::start(config, plugins).unwrap(), dir)
 }
 
-fn env_set(s: &Session, from: Option<&str>, fields: Value) -> Value {
-    s.raise(Event::from_value("env.set", fields), from, None)
-        .unwrap()
-        .unwrap()
-}
-
-fn env_get(s: &Session, name: &str) -> Value {
-    s.raise(
-        Event::from_value("env.get", json!({ "name": name })),
-        None,
-        None,
-    )
+fn env_set(s: &BlockingSession, from: Option<&str>, fields: Value) -> Value {
+    let e = Event::from_value("env.set", fields);
+    match from {
+        Some(id) => s.raise_from(id, e),
+        None => s.raise(e),
+    }
     .unwrap()
+}
+
+fn env_get(s: &BlockingSession, name: &str) -> Value {
+    s.raise(Event::from_value("env.get", json!({ "name": name })))
     .unwrap()
 }
 

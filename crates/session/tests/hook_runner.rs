@@ -9,9 +9,10 @@
     clippy::indexing_slicing
 )]
 
+use std::path::Path;
 use fnhooks::Event;
 use serde_json::{json, Value};
-use session::{HookRunner, Session, SessionConfig};
+use session::{HookRunner, BlockingSession, SessionConfig};
 use std::time::Duration;
 
 /// A managed folder whose `PreToolUse` hook appends a line to `marker` and denies.
@@ -34,19 +35,14 @@ fn check(runner: HookRunner) -> (Value, Vec<String>, String) {
     let dir = managed(&marker);
     let config = SessionConfig {
         hook_runner: runner,
-        ..SessionConfig::new(dir.path())
+        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
     };
-    let s = Session::start(config, Vec::new()).unwrap();
+    let s = BlockingSession::start(config, Vec::new()).unwrap();
     let v = s
-        .raise(
-            Event::from_value(
+        .raise(Event::from_value(
                 "tool.check",
                 json!({"tool": "Bash", "input": {"command": "ls"}, "tool_use_id": "t1"}),
-            ),
-            None,
-            None,
-        )
-        .unwrap()
+            ))
         .unwrap();
     let debug = s.take_log().into_iter().map(|l| l.text).collect();
     (
@@ -59,7 +55,7 @@ fn check(runner: HookRunner) -> (Value, Vec<String>, String) {
 #[test]
 fn the_default_runs_the_hook_as_before() {
     assert_eq!(
-        SessionConfig::new(std::path::Path::new("/x")).hook_runner,
+        SessionConfig::new(std::path::Path::new("/x"), Path::new("/home/dev/repo"), Path::new("/home/dev")).hook_runner,
         HookRunner::Normal
     );
     let (v, _, ran) = check(HookRunner::Normal);

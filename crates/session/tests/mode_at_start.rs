@@ -9,10 +9,11 @@
     clippy::indexing_slicing
 )]
 
+use std::path::Path;
 use permissions::Mode;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
-use session::{Session, SessionConfig, SettingsInput, SettingsInputs};
+use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
 
 struct Sources {
     policy: Option<&'static str>,
@@ -52,9 +53,9 @@ fn start(given: Option<Mode>, s: Sources) -> (Mode, Vec<String>) {
             local: SettingsInput::Value(s.local),
             flag: SettingsInput::Value(s.flag),
         },
-        ..SessionConfig::new(dir.path())
+        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
     };
-    let session = Session::start(config, Vec::new()).unwrap();
+    let session = BlockingSession::start(config, Vec::new()).unwrap();
     let mode = session.core().facts().mode;
     let lines = session
         .take_log()

@@ -7,15 +7,16 @@
     clippy::indexing_slicing
 )]
 
+use std::path::Path;
 use fnhooks::{Event, HookFailure, Next, Plugin, PluginInfo, Registration, Tier};
 use permissions::{Host, Mode, SessionFacts};
 use serde_json::{json, Value};
-use session::{Session, SessionConfig, SettingsInput, SettingsInputs};
+use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
 
 struct Setup {
     _managed: tempfile::TempDir,
     cwd: tempfile::TempDir,
-    session: Session,
+    session: BlockingSession,
 }
 
 fn start(policy: Value, user: Value, mode: Mode, host: Host, plugins: Vec<Plugin>) -> Setup {
@@ -47,9 +48,9 @@ fn start_seated(
         },
         facts,
         seated,
-        ..SessionConfig::new(managed.path())
+        ..SessionConfig::new(managed.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
     };
-    let session = Session::start(config, plugins).unwrap();
+    let session = BlockingSession::start(config, plugins).unwrap();
     Setup {
         _managed: managed,
         cwd,
@@ -89,12 +90,16 @@ fn yes_man() -> Plugin {
     )
 }
 
-fn bash(s: &Session, command: &str) -> Value {
-    s.tool_use(Event::from_value(
-        "tool.use",
+/// A tool call of the model, from its JSON.
+fn call(v: Value) -> events::ToolCall {
+    serde_json::from_value(v).unwrap()
+}
+
+fn bash(s: &BlockingSession, command: &str) -> Value {
+    s.tool_use(call(
         json!({"tool": "Bash", "input": {"command": command}, "tool_use_id": "u1"}),
     ))
-    .unwrap()
+    .to_value()
 }
 
 fn user_hook(command: &str) -> Value {
@@ -434,12 +439,9 @@ fn no_classic_event_is_raised_when_no_hook_matches() {
     );
     bash(&s.session, "make build");
     assert_eq!(raised.load(std::sync::atomic::Ordering::SeqCst), 0);
-    s.session
-        .tool_use(Event::from_value(
-            "tool.use",
-            json!({"tool": "Write", "input": {"file_path": "/tmp/x", "content": ""}, "tool_use_id": "w"}),
-        ))
-        .unwrap();
+    let _used = s.session.tool_use(call(
+        json!({"tool": "Write", "input": {"file_path": "/tmp/x", "content": ""}, "tool_use_id": "w"}),
+    ));
     assert_eq!(raised.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 

@@ -7,9 +7,10 @@
 
 use super::*;
 use crate::refusals::Attempt;
+use permissions::{Decision, Verdict};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Decision, Engine, Event, FailureKind, HookFailure, Next, Origin,
-    Plugin, PluginInfo, Registration, Tier, TraceEntry, Verdict,
+    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookFailure, Next,
+    Plugin, PluginInfo, Registration, Tier, TraceEntry,
 };
 use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
@@ -62,12 +63,12 @@ fn passes() -> impl fnhooks::Hook {
 }
 
 fn trace_of(core: Value, plugins: Vec<Plugin>) -> Vec<TraceEntry> {
-    let engine = Engine::new(Arc::new(Fixed(core)), Duration::from_secs(1));
+    let engine = Engine::new(Arc::new(Fixed(core)), events::catalogue(), Duration::from_secs(1));
     for p in plugins {
         engine.seat(p);
     }
     let e = Event::from_value("tool.check", json!({"tool": "Bash", "input": {}}));
-    futures::executor::block_on(engine.raise_traced(e, Origin::engine())).1
+    futures::executor::block_on(engine.raise_traced(e)).1
 }
 
 fn deny_rule() -> Value {
