@@ -135,7 +135,7 @@ type Handler = Arc<dyn Fn(Cx, Event) -> BoxFuture<'static, Answer> + Send + Sync
 /// other event (by default, the event's fields echoed back). Engine lines go to `log`.
 ///
 /// ```
-/// use fnhooks::{Catalogue, ChainError, Cx, Engine, Event, EventType, Origin, Pins, Router};
+/// use fnhooks::{Catalogue, ChainError, Cx, Engine, Event, EventType, Pins, Router};
 /// # use serde::{Deserialize, Serialize};
 /// # #[derive(Serialize, Deserialize)] struct Name { name: String }
 /// # #[derive(Serialize, Deserialize)] struct Text { text: String }
@@ -144,7 +144,7 @@ type Handler = Arc<dyn Fn(Cx, Event) -> BoxFuture<'static, Answer> + Send + Sync
 /// let core = Router::new(|_channel, _line| {})
 ///     .on::<Greet, _, _>(|_cx: Cx, e: Name| async move { Ok::<_, ChainError>(Text { text: format!("hello {}", e.name) }) });
 /// let engine = Engine::new(std::sync::Arc::new(core), Catalogue::new().event::<Greet>(), fnhooks::DEFAULT_HOOK_TIMEOUT);
-/// let answer = futures::executor::block_on(engine.raise(Event::from_value("greet", serde_json::json!({"name": "ada"})), Origin::engine()));
+/// let answer = engine.raise_blocking(Event::from_value("greet", serde_json::json!({"name": "ada"})));
 /// assert_eq!(answer.unwrap()["text"], "hello ada");
 /// ```
 pub struct Router {
