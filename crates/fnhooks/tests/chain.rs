@@ -1,10 +1,4 @@
 //! The chain's contract (SPEC §1.1, §1.2, §1.8), driven by a recording core.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{
     Answer, Channel, Core, Cx, Decision, Engine, Event, FailureKind, HookError, HookFailure, Next,
@@ -23,6 +17,7 @@ struct Recorder {
 }
 
 impl Core for Recorder {
+    #[allow(clippy::unwrap_used)]
     fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         *self.core_calls.lock().unwrap() += 1;
         let answer = if e.name == "tool.check" {
@@ -32,6 +27,7 @@ impl Core for Recorder {
         };
         Box::pin(async move { Ok(answer) })
     }
+    #[allow(clippy::unwrap_used)]
     fn engine_log(&self, channel: Channel, line: String) {
         self.log.lock().unwrap().push((channel, line));
     }
@@ -540,6 +536,7 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
 }
 
 /// A managed hook that continues past the user tier and records `next.trace`.
+#[allow(clippy::unwrap_used)]
 fn past_users_recording(trace: Arc<Mutex<Vec<fnhooks::TraceEntry>>>) -> impl fnhooks::Hook {
     move |_cx: Cx, e: Event, next: Next| {
         let trace = trace.clone();
@@ -552,6 +549,7 @@ fn past_users_recording(trace: Arc<Mutex<Vec<fnhooks::TraceEntry>>>) -> impl fnh
 }
 
 /// A hook that tags the `text` of what comes back with its name, after `next`.
+#[allow(clippy::indexing_slicing)]
 fn tagger(name: &'static str) -> impl fnhooks::Hook {
     move |_cx: Cx, e: Event, next: Next| async move {
         let mut a = next.run(e).await?;

@@ -503,12 +503,6 @@ fn end_value(stack: &mut [Frame], pointer: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
     use pretty_assertions::assert_eq;
 

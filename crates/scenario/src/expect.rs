@@ -828,13 +828,6 @@ impl MatchSpec {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

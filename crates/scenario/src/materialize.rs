@@ -222,13 +222,6 @@ fn make_symlink(_target: &Path, link: &Path) -> Result<(), MaterializeError> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 mod tests {
     use super::*;
     use crate::format::PolicySpec;

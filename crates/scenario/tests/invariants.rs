@@ -26,12 +26,6 @@
 //! Case counts: `PROPTEST_CASES` (default 10 000, issue 4). A failure prints the
 //! scenario file (SCENARIOS.md format) that reproduces it; `PROPTEST_RNG_SEED` replays
 //! a run.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{answer_to_json, Decision, Event, Tier, Verdict};
 use proptest::prelude::*;
@@ -1108,6 +1102,7 @@ impl Case {
         self.plugins.iter().filter(|p| p.tier == tier).collect()
     }
 
+    #[allow(clippy::indexing_slicing)]
     fn resolve(&self, f: FromGen) -> Option<String> {
         match f {
             FromGen::Engine => None,
@@ -1123,6 +1118,7 @@ impl Case {
         }
     }
 
+    #[allow(clippy::unwrap_used)]
     fn render(&self) -> Rendered {
         let steps = self
             .steps
@@ -1143,6 +1139,7 @@ impl Case {
         }
     }
 
+    #[allow(clippy::indexing_slicing)]
     fn render_step(&self, s: &StepGen) -> Option<RStep> {
         let plain = |raise: &str, event: Value, from: Option<String>, core: Option<Value>| RStep {
             raise: raise.to_owned(),
@@ -1308,6 +1305,7 @@ struct Out {
     ran: Vec<String>,
 }
 
+#[allow(clippy::unwrap_used)]
 fn write_file(path: &std::path::Path, v: &Value) {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).unwrap();
@@ -1319,6 +1317,7 @@ fn write_file(path: &std::path::Path, v: &Value) {
     std::fs::write(path, bytes).unwrap();
 }
 
+#[allow(clippy::unwrap_used)]
 fn world(r: &Rendered, twin: Twin) -> World {
     quiet_scripted_panics();
     let temp = Arc::clone(&r.folder);
@@ -1356,6 +1355,7 @@ fn world(r: &Rendered, twin: Twin) -> World {
 }
 
 impl World {
+    #[allow(clippy::unwrap_used)]
     fn step(&self, s: &RStep) -> Out {
         self.ran.lock().unwrap().clear();
         let (answer, trace) = if let Some(id) = &s.reload {
@@ -1432,6 +1432,7 @@ fn forms(name: &str) -> Vec<String> {
 }
 
 /// Ids compared as the engine compares them: NFC, then lower case (SPEC §2.2).
+#[allow(clippy::indexing_slicing)]
 fn ids_eq(a: &str, b: &str) -> bool {
     forms(a)[0].to_lowercase() == forms(b)[0].to_lowercase()
 }
@@ -1654,6 +1655,7 @@ fn same_admissions(c: &Case, a: &World, b: &World, tiers: &[Tier]) -> bool {
 
 /// Whether an `env.get` step reads the same value in both worlds (other steps do not
 /// read the environment).
+#[allow(clippy::indexing_slicing)]
 fn same_env_for(a: &World, b: &World, s: &RStep) -> bool {
     match s.raise.as_str() {
         "env.get" => {
@@ -1764,6 +1766,7 @@ fn check_no_user_hook_at_held(r: &Rendered, main: &World, past: &World) -> Check
 }
 
 /// SPEC §5.3: no `user` registration is accepted whose name reads as an org scope.
+#[allow(clippy::indexing_slicing)]
 fn check_registrations(r: &Rendered, main: &World) -> Check {
     let c = &r.case;
     let f = facts(c);
@@ -1794,6 +1797,7 @@ fn check_registrations(r: &Rendered, main: &World) -> Check {
 }
 
 /// SPEC §5.4: no `user` caller sets or unsets a pinned variable.
+#[allow(clippy::indexing_slicing)]
 fn check_pinned(r: &Rendered, main: &World) -> Check {
     let c = &r.case;
     let f = facts(c);
@@ -1837,6 +1841,7 @@ fn check_pinned(r: &Rendered, main: &World) -> Check {
 
 /// SPEC §5.5: with `allowManagedModsOnly` on, or the policy unreadable, no `user`
 /// module is admitted, at load or reload.
+#[allow(clippy::indexing_slicing)]
 fn check_admission(r: &Rendered, main: &World) -> Check {
     let c = &r.case;
     let f = facts(c);

@@ -1,11 +1,5 @@
 //! The security default seated in an engine, attacked row by row (SPEC §3, §5): each
 //! attack is shown to breach a control engine without the plugin, and to hold with it.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{
     Answer, ChainError, Channel, Core, Cx, Engine, Event, FailureKind, Hook, Next, Origin, Plugin,
@@ -49,9 +43,11 @@ impl FakeCore {
             reached: Mutex::new(Vec::new()),
         })
     }
+    #[allow(clippy::unwrap_used)]
     fn screen(&self) -> Vec<String> {
         self.screen.lock().unwrap().clone()
     }
+    #[allow(clippy::unwrap_used)]
     fn reached(&self, event: &str) -> Vec<Value> {
         self.reached
             .lock()
@@ -64,6 +60,7 @@ impl FakeCore {
 }
 
 impl Core for FakeCore {
+    #[allow(clippy::unwrap_used)]
     fn answer(&self, cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         self.reached
             .lock()
@@ -112,6 +109,7 @@ impl Core for FakeCore {
         };
         Box::pin(async move { answer })
     }
+    #[allow(clippy::unwrap_used)]
     fn engine_log(&self, _channel: Channel, line: String) {
         self.debug.lock().unwrap().push(line);
     }
@@ -177,6 +175,7 @@ fn raise(engine: &Engine, event: &str, fields: Value, origin: Origin) -> Answer 
     engine.raise_blocking(Event::from_value(event, fields), origin)
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(engine: &Engine) -> Value {
     raise(
         engine,

@@ -1,10 +1,4 @@
 //! SPEC §5.1 and §5.7 over generated chains of a person's plugins at `tool.check`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{
     Answer, Channel, Core, Cx, Decision, Engine, Event, Next, Origin, Plugin, PluginInfo,
@@ -85,6 +79,7 @@ fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
     ))
 }
 
+#[allow(clippy::unwrap_used)]
 fn run(core: &Value, people: &[(Behaviour, bool)], seated: bool) -> Verdict {
     let engine = Engine::new(Arc::new(Fixed(core.clone())), Duration::from_secs(2));
     if seated {

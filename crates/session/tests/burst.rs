@@ -1,11 +1,5 @@
 //! SPEC §2.1 "One read serves a burst": every consumer of the policy (the security
 //! default's hooks, the core of `tool.check`, admission) goes through one memo.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{Event, Next, Plugin, PluginInfo, Registration, Tier};
 use policy::{FakeClock, POLICY_MEMO_MS};
@@ -14,6 +8,7 @@ use session::{Session, SessionConfig};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[allow(clippy::unwrap_used)]
 fn folder(policy: &serde_json::Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("managed-settings.json"), policy.to_string()).unwrap();
@@ -34,6 +29,7 @@ fn yes_man() -> Plugin {
     ))
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(s: &Session, command: &str) -> serde_json::Value {
     let e = Event::from_value(
         "tool.check",

@@ -1,18 +1,13 @@
 //! SPEC §3.8 **[decision]**: a name that is empty or holds `=` or NUL is no variable.
 //! The core refuses to set or unset it for every caller, seated or not, so no spawner
 //! can be handed `LD_PRELOAD=...` through a name; `env.get` of it answers `null`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{Event, Plugin, PluginInfo, Tier};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use session::{Session, SessionConfig, SettingsInput, SettingsInputs};
 
+#[allow(clippy::unwrap_used)]
 fn plugin(id: &str, tier: Tier) -> Plugin {
     Plugin::new(PluginInfo {
         id: id.into(),
@@ -23,6 +18,7 @@ fn plugin(id: &str, tier: Tier) -> Plugin {
     })
 }
 
+#[allow(clippy::unwrap_used)]
 fn start(seated: bool, settings: SettingsInputs) -> (Session, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("managed-settings.json"), "{}").unwrap();
@@ -38,12 +34,14 @@ fn start(seated: bool, settings: SettingsInputs) -> (Session, tempfile::TempDir)
     (Session::start(config, plugins).unwrap(), dir)
 }
 
+#[allow(clippy::unwrap_used)]
 fn env_set(s: &Session, from: Option<&str>, fields: Value) -> Value {
     s.raise(Event::from_value("env.set", fields), from, None)
         .unwrap()
         .unwrap()
 }
 
+#[allow(clippy::unwrap_used)]
 fn env_get(s: &Session, name: &str) -> Value {
     s.raise(
         Event::from_value("env.get", json!({ "name": name })),

@@ -2,12 +2,6 @@
 //! commands is its embedder's choice. The default runs them as before; `NotRun` starts
 //! nothing and answers "not run" (deciding nothing, logged on the debug channel);
 //! `Sandboxed` runs each in a scratch folder of its own.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::Event;
 use serde_json::{json, Value};
@@ -15,6 +9,7 @@ use session::{HookRunner, Session, SessionConfig};
 use std::time::Duration;
 
 /// A managed folder whose `PreToolUse` hook appends a line to `marker` and denies.
+#[allow(clippy::unwrap_used)]
 fn managed(marker: &std::path::Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
@@ -28,6 +23,7 @@ fn managed(marker: &std::path::Path) -> tempfile::TempDir {
     dir
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(runner: HookRunner) -> (Value, Vec<String>, String) {
     let out = tempfile::tempdir().unwrap();
     let marker = out.path().join("marker");

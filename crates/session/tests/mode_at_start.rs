@@ -2,12 +2,6 @@
 //! highest-precedence source that sets one (policy first, then flag, local, project,
 //! user), else `default`; `bypassPermissions` is refused while managed settings disable
 //! it, and as a `defaultMode` from a project's or local file, with a warning.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use permissions::Mode;
 use pretty_assertions::assert_eq;
@@ -39,6 +33,7 @@ fn dm(mode: &str) -> Value {
 }
 
 /// The mode the session started in, and the debug lines written at start.
+#[allow(clippy::unwrap_used)]
 fn start(given: Option<Mode>, s: Sources) -> (Mode, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     if let Some(p) = s.policy {

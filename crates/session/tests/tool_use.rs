@@ -1,11 +1,5 @@
 //! The tool-use flow and classic hooks in the core of `tool.check` (SPEC §1.6
 //! `outcome`, §3.6 "Asks and hosts", §4 "Rewrites" and "Classic hooks").
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{Event, HookFailure, Next, Plugin, PluginInfo, Registration, Tier};
 use permissions::{Host, Mode, SessionFacts};
@@ -22,6 +16,7 @@ fn start(policy: Value, user: Value, mode: Mode, host: Host, plugins: Vec<Plugin
     start_seated(policy, user, mode, host, plugins, true)
 }
 
+#[allow(clippy::unwrap_used)]
 fn start_seated(
     policy: Value,
     user: Value,
@@ -69,6 +64,7 @@ fn person(id: &str, reg: Registration) -> Plugin {
 }
 
 /// A person's plugin that rewrites every Bash command at `tool.call`.
+#[allow(clippy::indexing_slicing)]
 fn rewriter(to: &'static str) -> Plugin {
     person(
         "wrapper",
@@ -89,6 +85,7 @@ fn yes_man() -> Plugin {
     )
 }
 
+#[allow(clippy::unwrap_used)]
 fn bash(s: &Session, command: &str) -> Value {
     s.tool_use(Event::from_value(
         "tool.use",
@@ -101,6 +98,7 @@ fn user_hook(command: &str) -> Value {
     json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}})
 }
 
+#[allow(clippy::indexing_slicing)]
 fn allow_json(updated: Option<&str>) -> String {
     let mut out = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}});
     if let Some(u) = updated {

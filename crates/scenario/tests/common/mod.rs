@@ -11,6 +11,7 @@ pub fn root() -> PathBuf {
 
 /// Runs every scenario under `dir` (relative to the workspace root), seated and with
 /// `--compare`, and fails listing every failure with its path relative to the root.
+#[allow(clippy::panic)]
 pub fn run_dir(rel: &str) {
     let dir = root().join(rel);
     let loaded = scenario::load_paths(&[dir]).unwrap_or_else(|e| panic!("{e}"));
