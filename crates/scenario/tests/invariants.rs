@@ -28,6 +28,7 @@
 //! a run.
 
 use fnhooks::{answer_to_json, Decision, Event, Tier, Verdict};
+use policy::SEC_DEFAULT_ID;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use scenario::format::PluginSpec;
@@ -63,8 +64,6 @@ fn config() -> Config {
 
 /// The per-hook timeout of generated sessions: hangs cost this much each.
 const HOOK_TIMEOUT_MS: u64 = 5;
-
-const SEC_DEFAULT_ID: &str = "cc-plugin-sec-default@builtin";
 
 /// Scripted `panic` behaviours panic on purpose (the engine catches them): keep them off
 /// stderr. Every other panic is reported as usual.
