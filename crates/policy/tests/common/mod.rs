@@ -2,7 +2,6 @@
 //! scenario files describe one (SCENARIOS.md): each entry is the file's JSON
 //! content, `{"$raw": "text"}` (raw bytes) or `{"$unreadable": true}` (a
 //! directory at that path, so reading fails even as root).
-#![allow(dead_code)]
 
 use std::fs;
 use std::path::Path;

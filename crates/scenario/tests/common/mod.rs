@@ -1,6 +1,5 @@
 //! Helpers shared by the scenario test files: run every scenario under a path and fail
 //! listing each failing step with its path relative to the workspace root.
-#![allow(dead_code)]
 
 use scenario::run::{run_scenario, RunOptions};
 use std::path::{Path, PathBuf};
