@@ -541,12 +541,7 @@ fn audit_folder(
 fn hook_rows(policy: &Policy, folder: &Path, catalogue: &[Attack]) -> Vec<HookRow> {
     let settings = Value::Object(policy.settings.clone());
     let (hooks, _) = ClassicHooks::from_sources(&[(SettingsSource::Policy, &settings)]);
-    let facts = SessionConfig::new(
-        folder,
-        Path::new(synth::CWD),
-        Path::new(synth::HOME),
-    )
-    .facts;
+    let facts = SessionConfig::new(folder, Path::new(synth::CWD), Path::new(synth::HOME)).facts;
     let settings_files: Vec<&Path> = policy
         .sources
         .iter()

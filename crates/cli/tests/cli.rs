@@ -1,15 +1,10 @@
 //! The `sec-default` binary as an administrator runs it: `policy show` on every real
 //! managed folder, `test` on the shared cases, and the exit codes of issue #2.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[allow(clippy::unwrap_used)]
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -24,6 +19,7 @@ fn shared() -> PathBuf {
 /// Runs the binary in the workspace root; returns (exit code, stdout, stderr) with the
 /// shared folder's absolute path replaced by `<shared>` so snapshots do not depend on
 /// where the repository is cloned.
+#[allow(clippy::unwrap_used)]
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sec-default"))
         .args(args)
@@ -200,6 +196,7 @@ fn a_failing_scenario_exits_1_and_prints_the_step_expectation_answer_and_trace()
 /// A managed folder whose `PreToolUse` hook (any tool, a timeout of 600,000 s as real
 /// files set) writes `written-by-hook` in its working folder and `home-file` in its
 /// home, and appends its working folder, home and variable names to `log`.
+#[allow(clippy::unwrap_used)]
 fn hooked_folder(log: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let cmd = format!(
@@ -223,6 +220,7 @@ fn hooked_folder(log: &Path) -> tempfile::TempDir {
 
 /// Runs `audit` with a working folder, a home and a temporary folder of its own, and a
 /// variable a hook must not see.
+#[allow(clippy::unwrap_used)]
 fn audit_in(args: &[&str], work: &Path, home: &Path, tmp: &Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sec-default"))
         .arg("audit")
@@ -240,6 +238,7 @@ fn audit_in(args: &[&str], work: &Path, home: &Path, tmp: &Path) -> (i32, String
     )
 }
 
+#[allow(clippy::unwrap_used)]
 fn entries(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -336,6 +335,7 @@ fn hook_timeout_needs_run_hooks_and_a_number() {
 
 /// Spawns the binary with its standard output a pipe, reads `lines` lines (0: none)
 /// and closes the pipe, then waits: (exit code, stderr).
+#[allow(clippy::unwrap_used)]
 fn closed_early(args: &[&str], lines: usize) -> (i32, String) {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_sec-default"))

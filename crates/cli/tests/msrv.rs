@@ -3,16 +3,11 @@
 //! (X or later", and the highest `rust-version` among the crates `Cargo.lock` pins for
 //! this host are one and the same. Clippy's `incompatible_msrv` lint (on in
 //! `cargo clippy`) checks the workspace's own code against the declared version.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[allow(clippy::unwrap_used)]
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -21,6 +16,7 @@ fn root() -> PathBuf {
 }
 
 /// `1.88` → `(1, 88, 0)`.
+#[allow(clippy::unwrap_used)]
 fn version(text: &str) -> (u64, u64, u64) {
     let mut parts = text.trim().split('.').map(|p| p.parse::<u64>().unwrap());
     (
@@ -31,12 +27,14 @@ fn version(text: &str) -> (u64, u64, u64) {
 }
 
 /// The text between `start` and the next `end` after it, in `text`.
+#[allow(clippy::panic, clippy::unwrap_used)]
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
     let from = text.find(start).unwrap_or_else(|| panic!("no {start:?}")) + start.len();
     let rest = &text[from..];
     &rest[..rest.find(end).unwrap()]
 }
 
+#[allow(clippy::unwrap_used)]
 fn host() -> String {
     let out = Command::new("rustc").arg("-vV").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

@@ -3,9 +3,8 @@
 use crate::names::{self, CATALOGUE, FAMILIES};
 use crate::types::{
     AgentOffer, AgentSpawn, AttributionText, CommandDescribe, EnvGet, EnvSet, PluginRegister,
-    PromptAttachment, PromptCompose, PromptContext, PromptSection, SessionAppend,
-    SettingsRead, SkillPrompt, ToolCall, ToolCheck, ToolDescribe, ToolList, ToolRegister,
-    UiLog,
+    PromptAttachment, PromptCompose, PromptContext, PromptSection, SessionAppend, SettingsRead,
+    SkillPrompt, ToolCall, ToolCheck, ToolDescribe, ToolList, ToolRegister, UiLog,
 };
 use fnhooks::Catalogue;
 use permissions::Verdict;

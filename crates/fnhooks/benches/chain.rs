@@ -14,8 +14,8 @@
 
 use divan::{black_box, Bencher};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
-    Registration, Tier,
+    Answer, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo, Registration,
+    Tier,
 };
 use futures::future::BoxFuture;
 use serde_json::{json, Map, Value};

@@ -89,9 +89,11 @@ pub trait EventType: Send + Sync + 'static {
 /// What an event answers in place of a managed-tier hook that failed (SPEC §1.8): the
 /// answer, given who failed and how; and the word the engine's debug line ends with
 /// (`denied`).
+type FailClosedAnswer = Arc<dyn Fn(&PluginInfo, &HookFailure) -> Value + Send + Sync>;
+
 #[derive(Clone)]
 struct FailClosed {
-    answer: Arc<dyn Fn(&PluginInfo, &HookFailure) -> Value + Send + Sync>,
+    answer: FailClosedAnswer,
     said: &'static str,
 }
 

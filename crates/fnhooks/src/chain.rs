@@ -468,8 +468,7 @@ impl Engine {
         let raise = raise.into();
         let skip = TierSet::of(&raise.skipped);
         let links = self.links_for(&raise.event, &[]);
-        if raise.core_answer.is_none() && links.iter().all(|l| skip.contains(l.plugin.info.tier))
-        {
+        if raise.core_answer.is_none() && links.iter().all(|l| skip.contains(l.plugin.info.tier)) {
             let core_cx = Cx {
                 inner: Arc::clone(&self.inner),
                 plugin: None,
@@ -988,7 +987,6 @@ impl ChainRun {
         let checked = !registration.typed;
         let outcome = self
             .drive(
-                &event.name,
                 checked,
                 &state,
                 hook.as_ref(),
@@ -1041,7 +1039,6 @@ impl ChainRun {
             };
             let handled = self
                 .drive(
-                    &event.name,
                     true,
                     &handler_state,
                     catch.as_ref(),
@@ -1111,7 +1108,6 @@ impl ChainRun {
     /// its answer checked (SPEC §1.1, §1.2, §1.7b).
     async fn drive(
         &self,
-        event_name: &str,
         checked: bool,
         state: &Arc<Mutex<NextState>>,
         hook: &dyn crate::plugin::Hook,
@@ -1121,6 +1117,9 @@ impl ChainRun {
     ) -> Outcome {
         let mut cx = cx;
         cx.clock = Some(Arc::clone(state));
+        // A JSON hook's answer is checked against its event's declared shape; a typed
+        // hook's is of the type already (SPEC §1.7b).
+        let checked_as = checked.then(|| event.name.clone());
         let started = std::panic::catch_unwind(AssertUnwindSafe(|| hook.call(cx, event, next)));
         let fut = match started {
             Ok(f) => f,
@@ -1157,13 +1156,15 @@ impl ChainRun {
             return Outcome::Failed(b);
         }
         match result {
-            Ok(v) if !checked || self.engine.catalogue.answer_ok(event_name, &v) => {
-                Outcome::Answered(Ok(v))
-            }
-            Ok(v) => Outcome::Failed(HookFailure::new(
-                FailureKind::InvalidAnswer,
-                format!("answered {v}, which is not a {event_name} result"),
-            )),
+            Ok(v) => match checked_as {
+                Some(name) if !self.engine.catalogue.answer_ok(&name, &v) => {
+                    Outcome::Failed(HookFailure::new(
+                        FailureKind::InvalidAnswer,
+                        format!("answered {v}, which is not a {name} result"),
+                    ))
+                }
+                _ => Outcome::Answered(Ok(v)),
+            },
             Err(HookError::Chain(e)) => {
                 let propagated = lock(state)
                     .last

@@ -19,7 +19,10 @@ pub(crate) fn read_input<E: EventType>(e: &Event) -> Result<E::Input, HookFailur
     serde_json::from_value(Value::Object(e.fields.clone())).map_err(|why| {
         HookFailure::new(
             FailureKind::Error,
-            format!("the event is not a {} of its declared shape: {why}", E::NAME),
+            format!(
+                "the event is not a {} of its declared shape: {why}",
+                E::NAME
+            ),
         )
     })
 }
@@ -193,12 +196,10 @@ impl Router {
             let input = read_input::<E>(&e);
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let input = input.map_err(|f| {
-                    ChainError::new(f.kind, f.message.unwrap_or_default())
-                })?;
+                let input =
+                    input.map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))?;
                 let out = handler(cx, input).await?;
-                to_answer(&out)
-                    .map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))
+                to_answer(&out).map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))
             })
         });
         self.exact.insert(E::NAME.to_owned(), route);
@@ -218,7 +219,8 @@ impl Router {
         match pattern.strip_suffix('*') {
             Some(prefix) => {
                 self.prefixes.push((prefix.to_owned(), route));
-                self.prefixes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+                self.prefixes
+                    .sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
             }
             None => {
                 self.exact.insert(pattern.to_owned(), route);

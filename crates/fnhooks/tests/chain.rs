@@ -1,19 +1,13 @@
 //! The chain's contract (SPEC §1.1, §1.2, §1.8), driven by a recording core.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{
     Answer, Catalogue, Channel, Core, Cx, Engine, Event, EventType, FailureKind, HookError,
     HookFailure, Next, Origin, Pins, Plugin, PluginInfo, Raise, Registration, Tier,
 };
-use serde::{Deserialize, Serialize};
-use serde_json::Map;
 use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
+use serde::{Deserialize, Serialize};
+use serde_json::Map;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,6 +19,7 @@ struct Recorder {
 }
 
 impl Core for Recorder {
+    #[allow(clippy::unwrap_used)]
     fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         *self.core_calls.lock().unwrap() += 1;
         let answer = if e.name == "tool.check" {
@@ -34,6 +29,7 @@ impl Core for Recorder {
         };
         Box::pin(async move { Ok(answer) })
     }
+    #[allow(clippy::unwrap_used)]
     fn engine_log(&self, channel: Channel, line: String) {
         self.log.lock().unwrap().push((channel, line));
     }
@@ -576,7 +572,9 @@ fn next_origin_is_the_raiser() {
         id: "envy@community".into(),
     };
     engine
-        .raise_blocking(Raise::new(Event::from_value("env.set", json!({"name": "X"}))).origin(origin.clone()))
+        .raise_blocking(
+            Raise::new(Event::from_value("env.set", json!({"name": "X"}))).origin(origin.clone()),
+        )
         .unwrap();
     assert_eq!(seen.lock().unwrap().clone().unwrap(), origin);
 }
@@ -602,8 +600,11 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
         Tier::Prepend,
         "prompt.section",
         |cx: Cx, e: Event, n: Next| async move {
-            cx.raise(Event::from_value("settings.read", json!({"source": "policy"})))
-                .await?;
+            cx.raise(Event::from_value(
+                "settings.read",
+                json!({"source": "policy"}),
+            ))
+            .await?;
             let mut a = n.run(e).await?;
             a["text"] = json!("read");
             Ok(a)
@@ -614,6 +615,7 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
 }
 
 /// A managed hook that continues past the user tier and records `next.trace`.
+#[allow(clippy::unwrap_used)]
 fn past_users_recording(trace: Arc<Mutex<Vec<fnhooks::TraceEntry>>>) -> impl fnhooks::Hook {
     move |_cx: Cx, e: Event, next: Next| {
         let trace = trace.clone();
@@ -626,6 +628,7 @@ fn past_users_recording(trace: Arc<Mutex<Vec<fnhooks::TraceEntry>>>) -> impl fnh
 }
 
 /// A hook that tags the `text` of what comes back with its name, after `next`.
+#[allow(clippy::indexing_slicing)]
 fn tagger(name: &'static str) -> impl fnhooks::Hook {
     move |_cx: Cx, e: Event, next: Next| async move {
         let mut a = next.run(e).await?;
@@ -759,7 +762,8 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
     ));
     engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
     let e = Event::from_value("prompt.section", json!({}));
-    let a = engine.raise_blocking(Raise::new(e).skipping(&[Tier::User]))
+    let a = engine
+        .raise_blocking(Raise::new(e).skipping(&[Tier::User]))
         .unwrap();
     assert_eq!(a["text"], "org(app(core))");
     // every hooked link skipped: the core answers directly
@@ -771,7 +775,8 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
         tagger("person"),
     ));
     let e = Event::from_value("prompt.section", json!({}));
-    let a = engine.raise_blocking(Raise::new(e).skipping(&[Tier::User]))
+    let a = engine
+        .raise_blocking(Raise::new(e).skipping(&[Tier::User]))
         .unwrap();
     assert_eq!(a["text"], "core");
     assert_eq!(*rec.core_calls.lock().unwrap(), 1);

@@ -41,6 +41,7 @@ fn info(id: &str, tier: Tier) -> PluginInfo {
 type Lines = Arc<Mutex<Vec<(Channel, String)>>>;
 
 /// An engine whose core greets by name and echoes every other event, with its lines.
+#[allow(clippy::unwrap_used)]
 fn engine() -> (Engine, Lines) {
     let lines: Lines = Arc::default();
     let log = Arc::clone(&lines);
@@ -71,22 +72,28 @@ fn a_hook_raises_as_its_own_plugin_and_nothing_else() {
     let (engine, _) = engine();
     let seen: Arc<Mutex<Vec<Origin>>> = Arc::default();
     let record = Arc::clone(&seen);
-    engine.seat(Plugin::new(info("org", Tier::Prepend)).with(Registration::on(
-        "note",
-        move |_cx: Cx, e: Event, next: Next| {
-            record.lock().unwrap().push(next.origin().clone());
-            async move { Ok(next.run(e).await?) }
-        },
-    )));
-    engine.seat(Plugin::new(info("person", Tier::User)).with(Registration::on(
-        "greet",
-        |cx: Cx, e: Event, next: Next| async move {
-            let forged = json!({"origin": {"tier": "prepend", "plugin": "org", "id": "org@t"}});
-            cx.raise(Event::from_value("note", forged)).await?;
-            Ok(next.run(e).await?)
-        },
-    )));
-    let answer = engine.raise_blocking(greet(json!({"name": "ada"}))).unwrap();
+    engine.seat(
+        Plugin::new(info("org", Tier::Prepend)).with(Registration::on(
+            "note",
+            move |_cx: Cx, e: Event, next: Next| {
+                record.lock().unwrap().push(next.origin().clone());
+                async move { Ok(next.run(e).await?) }
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("person", Tier::User)).with(Registration::on(
+            "greet",
+            |cx: Cx, e: Event, next: Next| async move {
+                let forged = json!({"origin": {"tier": "prepend", "plugin": "org", "id": "org@t"}});
+                cx.raise(Event::from_value("note", forged)).await?;
+                Ok(next.run(e).await?)
+            },
+        )),
+    );
+    let answer = engine
+        .raise_blocking(greet(json!({"name": "ada"})))
+        .unwrap();
     assert_eq!(answer["text"], "hello ada");
     let seen = seen.lock().unwrap().clone();
     assert_eq!(
@@ -131,7 +138,9 @@ fn a_typed_hook_that_changes_a_pinned_field_fails_and_the_chain_goes_on() {
             },
         )),
     );
-    let answer = engine.raise_blocking(greet(json!({"name": "ada"}))).unwrap();
+    let answer = engine
+        .raise_blocking(greet(json!({"name": "ada"})))
+        .unwrap();
     assert_eq!(answer["text"], "hello ada");
     let lines = lines.lock().unwrap();
     assert!(
@@ -147,7 +156,9 @@ fn a_json_hooks_answer_is_checked_against_the_declared_output() {
         "greet",
         |_cx: Cx, _e: Event, _next: Next| async move { Ok(json!({"text": 5})) },
     )));
-    let answer = engine.raise_blocking(greet(json!({"name": "ada"}))).unwrap();
+    let answer = engine
+        .raise_blocking(greet(json!({"name": "ada"})))
+        .unwrap();
     assert_eq!(answer["text"], "hello ada", "the link was dropped");
     assert!(lines
         .lock()
@@ -164,13 +175,15 @@ fn an_undeclared_event_is_untyped_json_with_nothing_pinned() {
     assert_eq!(catalogue.pins("turn.start"), Pins::NONE);
     assert!(catalogue.answer_ok("turn.start", &json!({"anything": [1, 2]})));
     assert!(!catalogue.answer_ok("turn.start", &json!("not an object")));
-    engine.seat(Plugin::new(info("rewriter", Tier::User)).with(Registration::on(
-        "turn.start",
-        |_cx: Cx, mut e: Event, next: Next| async move {
-            e.fields.insert("n".into(), json!(2));
-            Ok(next.run(e).await?)
-        },
-    )));
+    engine.seat(
+        Plugin::new(info("rewriter", Tier::User)).with(Registration::on(
+            "turn.start",
+            |_cx: Cx, mut e: Event, next: Next| async move {
+                e.fields.insert("n".into(), json!(2));
+                Ok(next.run(e).await?)
+            },
+        )),
+    );
     let answer = engine
         .raise_blocking(Event::from_value("turn.start", json!({"n": 1})))
         .unwrap();

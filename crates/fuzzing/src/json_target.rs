@@ -13,8 +13,7 @@ fn pointers(value: &Value, at: &mut String, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                at.push('/');
-                at.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                policy::pointer::push_key(at, k);
                 pointers(v, at, out);
                 at.truncate(len);
             }

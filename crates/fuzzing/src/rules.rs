@@ -1,7 +1,7 @@
 //! Permission rule parsing (`permissions::RuleSet`, `permissions::decide`).
 
-use permissions::Decision;
 use permissions::rule::parse_rule;
+use permissions::Decision;
 use permissions::{decide, Behavior, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::{json, Value};
 

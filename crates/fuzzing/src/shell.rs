@@ -1,7 +1,7 @@
 //! The shell splitter (`permissions::bash`) as `decide` meets it.
 
-use permissions::Decision;
 use permissions::bash::{basename, parse_command_in, split, ShellContext};
+use permissions::Decision;
 use permissions::{decide, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::json;
 

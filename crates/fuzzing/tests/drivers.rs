@@ -12,12 +12,6 @@
 //!    interesting parts, and the real inputs mutated.
 //!
 //! A finding fails the test with the body's message and the input.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -144,6 +138,7 @@ fn values_under<'v>(value: &'v Value, keys: &dyn Fn(&str) -> bool, out: &mut Vec
 
 /// A managed file's bytes as a scenario gives it: a string is the file's
 /// text, anything else is written as JSON.
+#[allow(clippy::unwrap_used)]
 fn file_bytes(v: &Value) -> Vec<u8> {
     match v {
         Value::String(text) => text.clone().into_bytes(),
@@ -159,6 +154,7 @@ fn dedup(mut seeds: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
 
 /// The regression seeds of `target`: every file of
 /// `tests/regressions/<target>/` but its README.
+#[allow(clippy::unwrap_used)]
 fn regressions(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = crate_dir().join("tests/regressions").join(target);
     files(&dir, &[""])
@@ -173,6 +169,7 @@ fn regressions(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Byte-level mutations of the seeds: truncation, a byte replaced, a token
 /// inserted, a span duplicated.
+#[allow(clippy::indexing_slicing)]
 fn mutated(seeds: Vec<Vec<u8>>, tokens: &'static [&'static str]) -> BoxedStrategy<Vec<u8>> {
     if seeds.is_empty() {
         return Just(Vec::new()).boxed();
@@ -217,6 +214,7 @@ fn raw_bytes() -> BoxedStrategy<Vec<u8>> {
 
 /// Runs `body` over the regression seeds, the real seeds, then the proptest
 /// cases of `strategy`; panics on the first finding.
+#[allow(clippy::panic)]
 fn drive(target: &str, body: Body, seeds: &[Vec<u8>], strategy: BoxedStrategy<Vec<u8>>) {
     for (path, bytes) in regressions(target) {
         if let Err(finding) = body(&bytes) {
@@ -410,6 +408,7 @@ fn settings_object() -> impl Strategy<Value = Value> {
         })
 }
 
+#[allow(clippy::unwrap_used)]
 fn json_text(v: impl Strategy<Value = Value>) -> impl Strategy<Value = Vec<u8>> {
     (v, any::<bool>()).prop_map(|(v, pretty)| {
         if pretty {
@@ -429,6 +428,7 @@ fn json_ish_tokens() -> impl Strategy<Value = Vec<u8>> {
 // The drivers, one per target.
 // ---------------------------------------------------------------------------
 
+#[allow(clippy::unwrap_used)]
 fn managed_settings_seeds() -> Vec<Vec<u8>> {
     let docs = documents();
     let mut singles = Vec::new();
@@ -498,6 +498,7 @@ fn managed_settings() {
     );
 }
 
+#[allow(clippy::unwrap_used)]
 fn managed_mcp_seeds() -> Vec<Vec<u8>> {
     let docs = documents();
     let mut seeds = Vec::new();
@@ -560,6 +561,7 @@ fn json_positions() {
     drive("json_positions", fuzzing::json_positions, &seeds, strategy);
 }
 
+#[allow(clippy::unwrap_used)]
 fn scenario_file_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for root in [shared().join("cases"), examples().join("scenarios")] {
@@ -610,6 +612,7 @@ fn scenario_file() {
     drive("scenario_file", fuzzing::scenario_file, &seeds, strategy);
 }
 
+#[allow(clippy::unwrap_used)]
 fn permission_rule_seeds() -> Vec<Vec<u8>> {
     let docs = documents();
     let mut rules = Vec::new();

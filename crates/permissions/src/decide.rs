@@ -4,8 +4,8 @@ use crate::matcher::{
     allowing_rule, first_strict, first_uncertain, mode_allows_edit, Subject, EDIT_TOOLS, READ_TOOLS,
 };
 use crate::rule::{Behavior, Rule};
-use crate::{Loop, Mode, RuleSet, SessionFacts};
 use crate::{Decision, Verdict};
+use crate::{Loop, Mode, RuleSet, SessionFacts};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -99,15 +99,6 @@
 //! rewrites are the callers' business.
 
 #![forbid(unsafe_code)]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 pub mod bash;
 pub mod classic;

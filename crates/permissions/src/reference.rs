@@ -13,8 +13,8 @@ use crate::bash::parse_command;
 use crate::matcher::removes_critical;
 use crate::path::{is_protected, is_within, normalize, PathPattern};
 use crate::rule::{canonical_tool, parse_rule, Behavior, RuleSpec, Specifier, ToolPattern};
-use crate::{Mode, SessionFacts, SettingsSource, READ_ONLY_TOOLS};
 use crate::Decision;
+use crate::{Mode, SessionFacts, SettingsSource, READ_ONLY_TOOLS};
 use serde_json::Value;
 use std::path::Path;
 

@@ -36,12 +36,6 @@
 //! `$CARGO_TARGET_TMPDIR/bash_oracle-summary.txt`. Skipped, with a message, when no
 //! `bash` is found.
 #![cfg(unix)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -244,6 +238,7 @@ fn wrapped(wrapper: &str, word_and_args: &str) -> String {
     }
 }
 
+#[allow(clippy::panic)]
 fn program_command(p: &str, args: &str, form: &str, wrapper: &str) -> Simple {
     let (first, rest) = p.split_at(1);
     let (init, last) = p.split_at(p.len() - 1);
@@ -299,6 +294,7 @@ fn program_command(p: &str, args: &str, form: &str, wrapper: &str) -> Simple {
     }
 }
 
+#[allow(clippy::panic)]
 fn read_command(cmd: &str, form: &str, wrapper: &str) -> Simple {
     let no_path = cmd.ends_with("(no path)");
     let cmd = cmd.trim_end_matches(" (no path)");
@@ -359,6 +355,7 @@ fn read_command(cmd: &str, form: &str, wrapper: &str) -> Simple {
     }
 }
 
+#[allow(clippy::panic)]
 fn inline_command(interpreter: &str, p: &str, args: &str, wrapper: &str) -> Simple {
     let run = format!("{p} {args}");
     let code = match interpreter {
@@ -373,6 +370,7 @@ fn inline_command(interpreter: &str, p: &str, args: &str, wrapper: &str) -> Simp
     }
 }
 
+#[allow(clippy::panic)]
 fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bool) -> Case {
     let (simple, mut labels) = match a {
         Action::Run(p, args, form) => (
@@ -452,6 +450,7 @@ struct Scratch {
     log: PathBuf,
 }
 
+#[allow(clippy::unwrap_used)]
 fn scratch() -> Scratch {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -502,6 +501,7 @@ struct Call {
 }
 
 /// Runs `command` in bash in `s`; `None` when it ran past the limit.
+#[allow(clippy::unwrap_used)]
 fn run_bash(bash: &Path, s: &Scratch, command: &str) -> Option<Vec<Call>> {
     let mut child = Command::new(bash)
         .args(["--norc", "--noprofile", "-c", command])
@@ -577,6 +577,7 @@ fn normalize(p: &Path) -> PathBuf {
 }
 
 /// The rules of [`DENY`] bash met in `calls`.
+#[allow(clippy::indexing_slicing)]
 fn rules_met(calls: &[Call], root: &Path) -> BTreeSet<&'static str> {
     let secrets = root.join("secrets");
     let mut met = BTreeSet::new();

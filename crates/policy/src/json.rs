@@ -379,17 +379,6 @@ impl Cursor<'_> {
     }
 }
 
-fn push_key(pointer: &mut String, key: &str) {
-    pointer.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-}
-
 /// Walks a document `serde_json` accepted, from byte `start`, calling `on` for every
 /// member, element and duplicate key. Iterative: no recursion, whatever the depth.
 fn scan(bytes: &[u8], start: usize, mut on: impl FnMut(Event<'_>)) {
@@ -446,7 +435,7 @@ fn scan(bytes: &[u8], start: usize, mut on: impl FnMut(Event<'_>)) {
                     let key: String = serde_json::from_slice(&raw).unwrap_or_default();
                     if let Some(Frame::Object { base, keys, member }) = stack.last_mut() {
                         pointer.truncate(*base);
-                        push_key(&mut pointer, &key);
+                        crate::pointer::push_key(&mut pointer, &key);
                         *member = true;
                         if let Some(first) = keys.insert(key, at) {
                             on(Event::Duplicate {
@@ -503,12 +492,6 @@ fn end_value(stack: &mut [Frame], pointer: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
     use super::*;
     use pretty_assertions::assert_eq;
 

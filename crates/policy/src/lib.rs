@@ -92,7 +92,7 @@ mod location;
 mod managed;
 mod memo;
 mod merge;
-mod pointer;
+pub mod pointer;
 mod read;
 mod salvage;
 

@@ -269,12 +269,6 @@ fn fail_closed_bool(value: Option<&Value>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
 
     use super::*;
     use pretty_assertions::assert_eq;

@@ -100,12 +100,6 @@ impl Merger<'_> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
 
     use super::*;
     use pretty_assertions::assert_eq;

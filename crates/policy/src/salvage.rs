@@ -1050,12 +1050,6 @@ fn marketplace_problem(entry: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )]
 
     use super::*;
     use pretty_assertions::assert_eq;
@@ -1427,7 +1421,6 @@ mod tests {
 
 #[cfg(test)]
 mod advice_tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

@@ -1,10 +1,4 @@
 //! The policy memo: one read serves a burst (SPEC §2.1).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 mod common;
 

@@ -1,10 +1,4 @@
 //! `read_policy` over managed folders written on disk (SPEC §2.1).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 mod common;
 
@@ -23,6 +17,7 @@ fn read(files: Value) -> (tempfile::TempDir, Result<Policy, PolicyError>) {
     (dir, result)
 }
 
+#[allow(clippy::unwrap_used)]
 fn read_ok(files: Value) -> (tempfile::TempDir, Policy) {
     let (dir, result) = read(files);
     let policy = result.unwrap();

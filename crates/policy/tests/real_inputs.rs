@@ -1,12 +1,6 @@
 //! `read_policy` over every real managed folder in
 //! /work/shared/real-inputs/managed (see real-inputs/SOURCES.md), snapshotted.
 //! Paths are printed relative to that folder.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +35,7 @@ fn view(policy: &Policy, root: &Path) -> Value {
     })
 }
 
+#[allow(clippy::unwrap_used)]
 fn folders() -> Vec<(String, PathBuf)> {
     let root = root();
     let Ok(entries) = std::fs::read_dir(&root) else {

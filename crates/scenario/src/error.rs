@@ -115,9 +115,3 @@ impl MaterializeError {
         }
     }
 }
-
-/// Escapes one JSON pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
-#[must_use]
-pub fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}

@@ -29,7 +29,6 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
-use crate::error::escape_pointer_token;
 use crate::format::{fail_at_value, kind_of, seq_with};
 
 /// Operators allowed at the top of an `expect` object.
@@ -548,8 +547,7 @@ fn match_at(
         (Value::Object(exp), Value::Object(act)) => {
             for (key, sub) in exp {
                 let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&escape_pointer_token(key));
+                policy::pointer::push_key(pointer, key);
                 let r = match_at(pointer, sub, act.get(key));
                 pointer.truncate(len);
                 r?;
@@ -828,13 +826,6 @@ impl MatchSpec {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;

@@ -38,7 +38,7 @@ pub const LOOPS: &[&str] = &["main", "subagent", "background"];
 pub const HOSTS: &[&str] = &["none", "sdk", "prompt-tool", "served", "cloud"];
 /// The security default's own id: placed by `seated`, never listed in `plugins`
 /// (SCENARIOS.md "Plugins"); `from` may name it.
-pub const SEC_DEFAULT_ID: &str = "cc-plugin-sec-default@builtin";
+pub use policy::SEC_DEFAULT_ID;
 /// Tiers a listed plugin may sit in (`core` is the engine's own link).
 pub const PLUGIN_TIERS: &[&str] = &["prepend", "user", "append", "builtin"];
 /// Behaviour names (SCENARIOS.md "Behaviours").

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{escape_pointer_token, FormatError};
+use crate::error::FormatError;
 use crate::format::{PolicySpec, Scenario, ScenarioList, SEC_DEFAULT_ID};
 
 /// One scenario as loaded, with where it came from.
@@ -45,8 +45,7 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
                 out.push_str(&index.to_string());
             }
             serde_path_to_error::Segment::Map { key } => {
-                out.push('/');
-                out.push_str(&escape_pointer_token(key));
+                policy::pointer::push_key(&mut out, key);
             }
             serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {}
         }

@@ -14,8 +14,6 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::error::MaterializeError;
 use crate::format::{FileEntry, FileSpec, PolicySpec, RelPath, SettingsSpec};
 
@@ -123,27 +121,17 @@ pub fn write_files(
     Ok(())
 }
 
-/// A settings source as the runner hands it to the engine (SCENARIOS.md `settings`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum SettingsInput {
-    /// The source is absent (the scenario did not give it).
-    Absent,
-    /// The source holds this JSON value.
-    Value(Value),
-    /// The source holds this text, as-is (it may not be JSON).
-    Raw(String),
-    /// The source exists but reading it fails.
-    Unreadable,
-}
+/// A settings source as the runner hands it to the engine (SCENARIOS.md `settings`):
+/// the session's own type.
+pub use session::SettingsInput;
 
-impl From<Option<&FileSpec>> for SettingsInput {
-    fn from(spec: Option<&FileSpec>) -> Self {
-        match spec {
-            None => SettingsInput::Absent,
-            Some(FileSpec::Content(v)) => SettingsInput::Value(v.clone()),
-            Some(FileSpec::Raw(s)) => SettingsInput::Raw(s.clone()),
-            Some(FileSpec::Unreadable) => SettingsInput::Unreadable,
-        }
+/// The source a scenario's `settings` entry describes; no entry is an absent source.
+fn settings_input(spec: Option<&FileSpec>) -> SettingsInput {
+    match spec {
+        None => SettingsInput::Absent,
+        Some(FileSpec::Content(v)) => SettingsInput::Value(v.clone()),
+        Some(FileSpec::Raw(s)) => SettingsInput::Raw(s.clone()),
+        Some(FileSpec::Unreadable) => SettingsInput::Unreadable,
     }
 }
 
@@ -153,10 +141,10 @@ impl SettingsSpec {
     #[must_use]
     pub fn inputs(&self) -> [(&'static str, SettingsInput); 4] {
         [
-            ("user", self.user.as_ref().into()),
-            ("project", self.project.as_ref().into()),
-            ("local", self.local.as_ref().into()),
-            ("flag", self.flag.as_ref().into()),
+            ("user", settings_input(self.user.as_ref())),
+            ("project", settings_input(self.project.as_ref())),
+            ("local", settings_input(self.local.as_ref())),
+            ("flag", settings_input(self.flag.as_ref())),
         ]
     }
 }
@@ -222,18 +210,11 @@ fn make_symlink(_target: &Path, link: &Path) -> Result<(), MaterializeError> {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 mod tests {
     use super::*;
     use crate::format::PolicySpec;
     use pretty_assertions::assert_eq;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn rel(s: &str) -> RelPath {
         RelPath::parse(s).unwrap()

@@ -10,8 +10,8 @@ use crate::format::{Behaviour, PolicySpec, RaiseStep, Scenario, Step};
 use crate::load::LoadedScenario;
 use crate::materialize::{apply_change, write_files, write_policy, SettingsInput as SpecInput};
 use fnhooks::{
-    answer_to_json, Answer, Channel, Cx, Event, FailureKind, HookError, HookFailure, Next,
-    Plugin, PluginInfo, Registration, Tier, TraceEntry,
+    answer_to_json, Answer, Channel, Cx, Event, FailureKind, HookError, HookFailure, Next, Plugin,
+    PluginInfo, Registration, Tier, TraceEntry,
 };
 use permissions::{Decision, SessionFacts, Verdict};
 use serde::Serialize;
@@ -479,7 +479,10 @@ impl World {
             .map(|c| crate::expect::substitute(c, &self.cwd_str(), &self.home_str()));
         let result = if raise.raise == TOOL_USE {
             // SCENARIOS.md "Files and the tool-use flow": the engine's flow for one call.
-            match (&raise.from, serde_json::from_value::<events::ToolCall>(event)) {
+            match (
+                &raise.from,
+                serde_json::from_value::<events::ToolCall>(event),
+            ) {
                 (None, Ok(call)) => {
                     let used = self.session.tool_use(call);
                     Ok((Ok(used.to_value()), used.trace))

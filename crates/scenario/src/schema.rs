@@ -272,13 +272,6 @@ pub fn schema_json() -> String {
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 mod tests {
     use super::*;
     use std::path::PathBuf;

@@ -5,12 +5,6 @@
 //! redirects, modes, hooks, WebFetch hosts, other tools' rules; and the `shell-*`
 //! files `scripts/gen-shell-bypass.py` writes: what the core cannot see it never
 //! lets through, SPEC §4).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 mod common;
 

@@ -1,11 +1,5 @@
 //! A misspelt event name is bad input, never a scenario that passes without its attack
 //! running (SCENARIOS.md: typos must not silently pass).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use std::path::Path;
 

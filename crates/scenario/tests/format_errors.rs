@@ -1,18 +1,12 @@
 //! Error messages of scenario files that are not valid (SCENARIOS.md "Running": the
 //! error names the file, the JSON pointer and what was expected). Paths are relative,
 //! so snapshots do not depend on where the repository is cloned.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "tests fail loudly"
-)]
 
 use std::path::Path;
 
 use scenario::load_str;
 
+#[allow(clippy::panic)]
 fn error_of(text: &str) -> String {
     match load_str(Path::new("cases/x.json"), text) {
         Ok(loaded) => panic!("expected an error, loaded {loaded:?}"),

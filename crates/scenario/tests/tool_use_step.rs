@@ -1,15 +1,10 @@
 //! The runner's `tool.use` step (SCENARIOS.md "Files and the tool-use flow"; SPEC §1.6,
 //! §4 "Rewrites" and "Classic hooks").
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use scenario::run::{run_scenario, RunOptions};
 use std::path::Path;
 
+#[allow(clippy::unwrap_used)]
 fn failures(text: &str) -> Vec<String> {
     let loaded = scenario::load_str(Path::new("inline.json"), text).unwrap();
     let mut out = Vec::new();

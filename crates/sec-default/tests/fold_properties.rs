@@ -2,12 +2,6 @@
 //! and to the choice and number of separators; only `[a-z0-9_]` comes out.
 //!
 //! Case counts: `PROPTEST_CASES` (default 10 000).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;

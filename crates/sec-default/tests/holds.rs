@@ -1,11 +1,5 @@
 //! The security default seated in an engine, attacked row by row (SPEC §3, §5): each
 //! attack is shown to breach a control engine without the plugin, and to hold with it.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
 use fnhooks::{
     Answer, ChainError, Channel, Core, Cx, Engine, Event, FailureKind, Hook, Next, Origin, Plugin,
@@ -49,9 +43,11 @@ impl FakeCore {
             reached: Mutex::new(Vec::new()),
         })
     }
+    #[allow(clippy::unwrap_used)]
     fn screen(&self) -> Vec<String> {
         self.screen.lock().unwrap().clone()
     }
+    #[allow(clippy::unwrap_used)]
     fn reached(&self, event: &str) -> Vec<Value> {
         self.reached
             .lock()
@@ -64,13 +60,17 @@ impl FakeCore {
 }
 
 impl Core for FakeCore {
+    #[allow(clippy::unwrap_used)]
     fn answer(&self, cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         self.reached
             .lock()
             .unwrap()
             .push((e.name.clone(), e.to_value()));
         let answer: Answer = match e.name.as_str() {
-            "settings.read" => match (e.fields.get("source").and_then(Value::as_str), self.policy.lock().unwrap().clone()) {
+            "settings.read" => match (
+                e.fields.get("source").and_then(Value::as_str),
+                self.policy.lock().unwrap().clone(),
+            ) {
                 (Some("policy"), Some(p)) => Ok(p),
                 (Some("policy"), None) => Err(ChainError::new(
                     FailureKind::Error,
@@ -93,7 +93,10 @@ impl Core for FakeCore {
                     let line = format!(
                         "{}: {}",
                         cx.origin().plugin,
-                        e.fields.get("line").and_then(Value::as_str).unwrap_or_default()
+                        e.fields
+                            .get("line")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
                     );
                     match e.fields.get("to").and_then(Value::as_str) {
                         Some("screen") => self.screen.lock().unwrap().push(line),
@@ -108,10 +111,13 @@ impl Core for FakeCore {
             })),
             "plugin.register" => Ok(json!({"admitted": true})),
             "tool.list" => Ok(self.listing.clone()),
-            _ => Ok(json!({"text": e.fields.get("text").and_then(Value::as_str).unwrap_or_default()})),
+            _ => Ok(
+                json!({"text": e.fields.get("text").and_then(Value::as_str).unwrap_or_default()}),
+            ),
         };
         Box::pin(async move { answer })
     }
+    #[allow(clippy::unwrap_used)]
     fn engine_log(&self, _channel: Channel, line: String) {
         self.debug.lock().unwrap().push(line);
     }
@@ -129,8 +135,16 @@ struct Setup {
 fn setup(policy: Option<Value>, person: impl Fn() -> Vec<Plugin>) -> Setup {
     let seated_core = FakeCore::new(policy.clone());
     let control_core = FakeCore::new(policy);
-    let seated = Engine::new(seated_core.clone(), events::catalogue(), Duration::from_secs(2));
-    let control = Engine::new(control_core.clone(), events::catalogue(), Duration::from_secs(2));
+    let seated = Engine::new(
+        seated_core.clone(),
+        events::catalogue(),
+        Duration::from_secs(2),
+    );
+    let control = Engine::new(
+        control_core.clone(),
+        events::catalogue(),
+        Duration::from_secs(2),
+    );
     seated.seat_first(sec_default::plugin());
     for p in person() {
         seated.seat(p);
@@ -177,6 +191,7 @@ fn raise(engine: &Engine, event: &str, fields: Value, origin: Origin) -> Answer 
     engine.raise_blocking(fnhooks::Raise::new(Event::from_value(event, fields)).origin(origin))
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(engine: &Engine) -> Value {
     raise(
         engine,

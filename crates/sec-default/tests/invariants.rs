@@ -1,17 +1,10 @@
 //! SPEC §5.1 and §5.7 over generated chains of a person's plugins at `tool.check`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use permissions::{Decision, Verdict};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, Next, Plugin, PluginInfo,
-    Registration, Tier,
+    Answer, Channel, Core, Cx, Engine, Event, Next, Plugin, PluginInfo, Registration, Tier,
 };
 use futures::future::BoxFuture;
+use permissions::{Decision, Verdict};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -86,8 +79,13 @@ fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
     ))
 }
 
+#[allow(clippy::unwrap_used)]
 fn run(core: &Value, people: &[(Behaviour, bool)], seated: bool) -> Verdict {
-    let engine = Engine::new(Arc::new(Fixed(core.clone())), events::catalogue(), Duration::from_secs(2));
+    let engine = Engine::new(
+        Arc::new(Fixed(core.clone())),
+        events::catalogue(),
+        Duration::from_secs(2),
+    );
     if seated {
         engine.seat_first(sec_default::plugin());
     }

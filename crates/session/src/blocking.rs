@@ -1,7 +1,7 @@
 //! A session that blocks on its own futures, for programs with no async runtime (the
 //! CLI, the scenario runner).
 
-use crate::{Raised, RaiseError, Session, SessionConfig, SessionError, SessionRaise, ToolUse};
+use crate::{RaiseError, Raised, Session, SessionConfig, SessionError, SessionRaise, ToolUse};
 use events::ToolCall;
 use fnhooks::{Answer, Event, Plugin};
 use futures::executor::block_on;

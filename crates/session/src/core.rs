@@ -3,8 +3,8 @@
 use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
 use events::{
-    names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead,
-    ToolCheck, ToolList, ToolRegister, Tools, UiLog,
+    names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead, ToolCheck,
+    ToolList, ToolRegister, Tools, UiLog,
 };
 use fnhooks::{escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Router};
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};

@@ -13,8 +13,7 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    catalogue, not_a_variable, not_a_variable_refusal, LogLine, SessionCore,
-    NO_VARIABLE_NAME,
+    catalogue, not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
 };
 pub use permissions::classic::HookRunner;
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
@@ -25,8 +24,8 @@ use fnhooks::{
     TraceEntry,
 };
 use permissions::{Decision, Mode, Outcome, SessionFacts, Verdict};
-use serde::Serialize;
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -539,10 +538,7 @@ impl Session {
         call.insert("tool".into(), json!(tool));
         call.insert("input".into(), input.clone());
         call.insert("tool_use_id".into(), json!(tool_use_id));
-        let called = self
-            .engine
-            .raise(Event::new(names::TOOL_CALL, call))
-            .await;
+        let called = self.engine.raise(Event::new(names::TOOL_CALL, call)).await;
         let called = match called {
             Ok(v) => v,
             Err(e) => {

@@ -1,20 +1,15 @@
 //! SPEC §2.1 "One read serves a burst": every consumer of the policy (the security
 //! default's hooks, the core of `tool.check`, admission) goes through one memo.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use std::path::Path;
 use fnhooks::{Event, Next, Plugin, PluginInfo, Registration, Tier};
 use policy::{FakeClock, POLICY_MEMO_MS};
 use serde_json::json;
 use session::{BlockingSession, SessionConfig};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[allow(clippy::unwrap_used)]
 fn folder(policy: &serde_json::Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("managed-settings.json"), policy.to_string()).unwrap();
@@ -35,6 +30,7 @@ fn yes_man() -> Plugin {
     ))
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(s: &BlockingSession, command: &str) -> serde_json::Value {
     let e = Event::from_value(
         "tool.check",
@@ -49,7 +45,11 @@ fn ten_thousand_checks_inside_one_window_read_the_managed_folder_once() {
     let clock = Arc::new(FakeClock::new());
     let config = SessionConfig {
         clock: clock.clone(),
-        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
+        ..SessionConfig::new(
+            dir.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
     };
     let s = BlockingSession::start(config, vec![yes_man()]).unwrap();
     let before = s.core().policy_disk_reads();
@@ -74,7 +74,15 @@ fn ten_thousand_checks_inside_one_window_read_the_managed_folder_once() {
 #[test]
 fn a_policy_change_is_seen_by_the_next_read_and_an_unreadable_one_fails_closed() {
     let dir = folder(&json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
-    let s = BlockingSession::start(SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev")), vec![yes_man()]).unwrap();
+    let s = BlockingSession::start(
+        SessionConfig::new(
+            dir.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        ),
+        vec![yes_man()],
+    )
+    .unwrap();
     assert_eq!(check(&s, "rm -rf x")["decision"], "deny");
     std::fs::write(dir.path().join("managed-settings.json"), "{ not json").unwrap();
     s.policy_changed();
@@ -87,8 +95,15 @@ fn a_policy_change_is_seen_by_the_next_read_and_an_unreadable_one_fails_closed()
 fn a_managed_folder_that_does_not_exist_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
-    let err = BlockingSession::start(SessionConfig::new(&missing, Path::new("/home/dev/repo"), Path::new("/home/dev")), Vec::new())
-        .err()
-        .unwrap();
+    let err = BlockingSession::start(
+        SessionConfig::new(
+            &missing,
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        ),
+        Vec::new(),
+    )
+    .err()
+    .unwrap();
     assert!(err.to_string().contains("nope"), "{err}");
 }

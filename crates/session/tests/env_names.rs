@@ -1,19 +1,14 @@
 //! SPEC §3.8 **[decision]**: a name that is empty or holds `=` or NUL is no variable.
 //! The core refuses to set or unset it for every caller, seated or not, so no spawner
 //! can be handed `LD_PRELOAD=...` through a name; `env.get` of it answers `null`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use std::path::Path;
 use fnhooks::{Event, Plugin, PluginInfo, Tier};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
+use std::path::Path;
 
+#[allow(clippy::unwrap_used)]
 fn plugin(id: &str, tier: Tier) -> Plugin {
     Plugin::new(PluginInfo {
         id: id.into(),
@@ -24,13 +19,18 @@ fn plugin(id: &str, tier: Tier) -> Plugin {
     })
 }
 
+#[allow(clippy::unwrap_used)]
 fn start(seated: bool, settings: SettingsInputs) -> (BlockingSession, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("managed-settings.json"), "{}").unwrap();
     let config = SessionConfig {
         seated,
         settings,
-        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
+        ..SessionConfig::new(
+            dir.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
     };
     let plugins = vec![
         plugin("envy@community", Tier::User),
@@ -39,6 +39,7 @@ fn start(seated: bool, settings: SettingsInputs) -> (BlockingSession, tempfile::
     (BlockingSession::start(config, plugins).unwrap(), dir)
 }
 
+#[allow(clippy::unwrap_used)]
 fn env_set(s: &BlockingSession, from: Option<&str>, fields: Value) -> Value {
     let e = Event::from_value("env.set", fields);
     match from {
@@ -48,9 +49,10 @@ fn env_set(s: &BlockingSession, from: Option<&str>, fields: Value) -> Value {
     .unwrap()
 }
 
+#[allow(clippy::unwrap_used)]
 fn env_get(s: &BlockingSession, name: &str) -> Value {
     s.raise(Event::from_value("env.get", json!({ "name": name })))
-    .unwrap()
+        .unwrap()
 }
 
 #[test]

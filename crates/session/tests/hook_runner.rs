@@ -2,20 +2,15 @@
 //! commands is its embedder's choice. The default runs them as before; `NotRun` starts
 //! nothing and answers "not run" (deciding nothing, logged on the debug channel);
 //! `Sandboxed` runs each in a scratch folder of its own.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use std::path::Path;
 use fnhooks::Event;
 use serde_json::{json, Value};
-use session::{HookRunner, BlockingSession, SessionConfig};
+use session::{BlockingSession, HookRunner, SessionConfig};
+use std::path::Path;
 use std::time::Duration;
 
 /// A managed folder whose `PreToolUse` hook appends a line to `marker` and denies.
+#[allow(clippy::unwrap_used)]
 fn managed(marker: &std::path::Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
@@ -29,20 +24,25 @@ fn managed(marker: &std::path::Path) -> tempfile::TempDir {
     dir
 }
 
+#[allow(clippy::unwrap_used)]
 fn check(runner: HookRunner) -> (Value, Vec<String>, String) {
     let out = tempfile::tempdir().unwrap();
     let marker = out.path().join("marker");
     let dir = managed(&marker);
     let config = SessionConfig {
         hook_runner: runner,
-        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
+        ..SessionConfig::new(
+            dir.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
     };
     let s = BlockingSession::start(config, Vec::new()).unwrap();
     let v = s
         .raise(Event::from_value(
-                "tool.check",
-                json!({"tool": "Bash", "input": {"command": "ls"}, "tool_use_id": "t1"}),
-            ))
+            "tool.check",
+            json!({"tool": "Bash", "input": {"command": "ls"}, "tool_use_id": "t1"}),
+        ))
         .unwrap();
     let debug = s.take_log().into_iter().map(|l| l.text).collect();
     (
@@ -55,7 +55,12 @@ fn check(runner: HookRunner) -> (Value, Vec<String>, String) {
 #[test]
 fn the_default_runs_the_hook_as_before() {
     assert_eq!(
-        SessionConfig::new(std::path::Path::new("/x"), Path::new("/home/dev/repo"), Path::new("/home/dev")).hook_runner,
+        SessionConfig::new(
+            std::path::Path::new("/x"),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev")
+        )
+        .hook_runner,
         HookRunner::Normal
     );
     let (v, _, ran) = check(HookRunner::Normal);

@@ -2,18 +2,12 @@
 //! highest-precedence source that sets one (policy first, then flag, local, project,
 //! user), else `default`; `bypassPermissions` is refused while managed settings disable
 //! it, and as a `defaultMode` from a project's or local file, with a warning.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use std::path::Path;
 use permissions::Mode;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
+use std::path::Path;
 
 struct Sources {
     policy: Option<&'static str>,
@@ -40,6 +34,7 @@ fn dm(mode: &str) -> Value {
 }
 
 /// The mode the session started in, and the debug lines written at start.
+#[allow(clippy::unwrap_used)]
 fn start(given: Option<Mode>, s: Sources) -> (Mode, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     if let Some(p) = s.policy {
@@ -53,7 +48,11 @@ fn start(given: Option<Mode>, s: Sources) -> (Mode, Vec<String>) {
             local: SettingsInput::Value(s.local),
             flag: SettingsInput::Value(s.flag),
         },
-        ..SessionConfig::new(dir.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
+        ..SessionConfig::new(
+            dir.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
     };
     let session = BlockingSession::start(config, Vec::new()).unwrap();
     let mode = session.core().facts().mode;

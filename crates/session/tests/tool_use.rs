@@ -1,17 +1,11 @@
 //! The tool-use flow and classic hooks in the core of `tool.check` (SPEC §1.6
 //! `outcome`, §3.6 "Asks and hosts", §4 "Rewrites" and "Classic hooks").
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
 
-use std::path::Path;
 use fnhooks::{Event, HookFailure, Next, Plugin, PluginInfo, Registration, Tier};
 use permissions::{Host, Mode, SessionFacts};
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
+use std::path::Path;
 
 struct Setup {
     _managed: tempfile::TempDir,
@@ -23,6 +17,7 @@ fn start(policy: Value, user: Value, mode: Mode, host: Host, plugins: Vec<Plugin
     start_seated(policy, user, mode, host, plugins, true)
 }
 
+#[allow(clippy::unwrap_used)]
 fn start_seated(
     policy: Value,
     user: Value,
@@ -48,7 +43,11 @@ fn start_seated(
         },
         facts,
         seated,
-        ..SessionConfig::new(managed.path(), Path::new("/home/dev/repo"), Path::new("/home/dev"))
+        ..SessionConfig::new(
+            managed.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
     };
     let session = BlockingSession::start(config, plugins).unwrap();
     Setup {
@@ -70,6 +69,7 @@ fn person(id: &str, reg: Registration) -> Plugin {
 }
 
 /// A person's plugin that rewrites every Bash command at `tool.call`.
+#[allow(clippy::indexing_slicing)]
 fn rewriter(to: &'static str) -> Plugin {
     person(
         "wrapper",
@@ -90,6 +90,7 @@ fn yes_man() -> Plugin {
     )
 }
 
+#[allow(clippy::unwrap_used)]
 /// A tool call of the model, from its JSON.
 fn call(v: Value) -> events::ToolCall {
     serde_json::from_value(v).unwrap()
@@ -106,6 +107,7 @@ fn user_hook(command: &str) -> Value {
     json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}})
 }
 
+#[allow(clippy::indexing_slicing)]
 fn allow_json(updated: Option<&str>) -> String {
     let mut out = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}});
     if let Some(u) = updated {

@@ -67,7 +67,7 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
     ];
     for c in calls {
         let s = Arc::clone(&session);
-        let command = c.input["command"].clone();
+        let command = c.input.get("command").cloned().unwrap_or_default();
         let used = tokio::spawn(async move { s.tool_use(c).await }).await?;
         println!(
             "{command}: {} ({}){}",
@@ -86,7 +86,11 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 entry.plugins.join("+")
             };
             let answer = fnhooks::answer_to_json(&entry.answer);
-            println!("    {:<8} {who:<22} {}", entry.tier.as_str(), answer["decision"]);
+            println!(
+                "    {:<8} {who:<22} {}",
+                entry.tier.as_str(),
+                answer.get("decision").cloned().unwrap_or_default()
+            );
         }
     }
 

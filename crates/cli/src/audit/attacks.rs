@@ -851,9 +851,7 @@ fn judge_content(answer: &Result<Value, RaiseError>, expected: Option<&Value>) -
         (Ok(v), Some(x)) if v == x => Arm::new("as the engine made it", true),
         (Ok(_), Some(_)) => Arm::new("rewritten", false),
         (Ok(_), None) => Arm::new("answered; engine had none", false),
-        (Err(RaiseError::Chain(e)), _) => {
-            Arm::new(format!("failed: {}", e.failure().kind), false)
-        }
+        (Err(RaiseError::Chain(e)), _) => Arm::new(format!("failed: {}", e.failure().kind), false),
         (Err(e), _) => Arm::new(format!("no attack: {e}"), false),
     }
 }

@@ -9,8 +9,8 @@ use super::answer::{capped, read_answer, Combined, HookAnswer, HookRun, RunResul
 use super::sources::{truncate, ClassicHooks, Handler, HandlerKind};
 use super::verdict::normalize_input;
 use super::PRE_TOOL_USE;
-use crate::SessionFacts;
 use crate::Decision;
+use crate::SessionFacts;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

@@ -6,8 +6,8 @@
 
 use super::matcher::Matcher;
 use super::process::DEFAULT_TIMEOUT;
-use crate::{decide, Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use crate::Decision;
+use crate::{decide, Mode, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::fmt;

@@ -2,7 +2,6 @@
 //! scenario files describe one (SCENARIOS.md): each entry is the file's JSON
 //! content, `{"$raw": "text"}` (raw bytes) or `{"$unreadable": true}` (a
 //! directory at that path, so reading fails even as root).
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
 use std::path::Path;
@@ -10,6 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 use tempfile::TempDir;
 
+#[allow(clippy::unwrap_used)]
 pub fn write_file(folder: &Path, name: &str, content: &Value) {
     let path = folder.join(name);
     if let Some(parent) = path.parent() {
@@ -33,6 +33,7 @@ pub fn write_file(folder: &Path, name: &str, content: &Value) {
     }
 }
 
+#[allow(clippy::expect_used, clippy::unwrap_used)]
 pub fn managed_folder(files: &Value) -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, content) in files.as_object().expect("an object of files") {

@@ -1,6 +1,5 @@
 //! Helpers shared by the scenario test files: run every scenario under a path and fail
 //! listing each failing step with its path relative to the workspace root.
-#![allow(dead_code)]
 
 use scenario::run::{run_scenario, RunOptions};
 use std::path::{Path, PathBuf};
@@ -11,6 +10,7 @@ pub fn root() -> PathBuf {
 
 /// Runs every scenario under `dir` (relative to the workspace root), seated and with
 /// `--compare`, and fails listing every failure with its path relative to the root.
+#[allow(clippy::panic)]
 pub fn run_dir(rel: &str) {
     let dir = root().join(rel);
     let loaded = scenario::load_paths(&[dir]).unwrap_or_else(|e| panic!("{e}"));

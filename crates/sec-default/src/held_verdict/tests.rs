@@ -7,12 +7,12 @@
 
 use super::*;
 use crate::refusals::Attempt;
-use permissions::{Decision, Verdict};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookFailure, Next,
-    Plugin, PluginInfo, Registration, Tier, TraceEntry,
+    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookFailure, Next, Plugin, PluginInfo,
+    Registration, Tier, TraceEntry,
 };
 use futures::future::BoxFuture;
+use permissions::{Decision, Verdict};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -63,7 +63,11 @@ fn passes() -> impl fnhooks::Hook {
 }
 
 fn trace_of(core: Value, plugins: Vec<Plugin>) -> Vec<TraceEntry> {
-    let engine = Engine::new(Arc::new(Fixed(core)), events::catalogue(), Duration::from_secs(1));
+    let engine = Engine::new(
+        Arc::new(Fixed(core)),
+        events::catalogue(),
+        Duration::from_secs(1),
+    );
     for p in plugins {
         engine.seat(p);
     }

@@ -1,0 +1,184 @@
+//! Shell files, paths, modes.
+
+use super::*;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn read_deny_meets_the_shells_file_commands() {
+    let r = policy(json!({"deny": ["Read(./.env)", "Read(~/.ssh/**)", "Edit(//etc/**)"]}));
+    for cmd in [
+        "cat .env",
+        "head -n 5 .env",
+        "grep -r password .env",
+        "sed -n 1p .env",
+        "awk '{print}' .env",
+        "jq . .env",
+        "sort < .env",
+        "cd sub && cat ../.env",
+        "cd /tmp; cat /home/dev/repo/.env",
+        "sudo cat ~/.ssh/id_rsa",
+        "cat $HOME/.ssh/id_rsa",
+        "bash -c 'tail ~/.ssh/config'",
+        "cp ~/.ssh/id_rsa /tmp/x",
+        "tee /etc/hosts < x",
+        "echo x > /etc/hosts",
+        "rm -rf /etc/ssh",
+        "xargs cat .env",
+        "cat .ENV",
+        "find ~/.ssh -name '*'",
+    ] {
+        assert_eq!(bash(&r, cmd).decision, Decision::Deny, "{cmd}");
+    }
+    for cmd in [
+        "cat README.md",
+        "grep .env README.md",
+        "echo .env",
+        "cat /etc/hosts",
+    ] {
+        assert_ne!(bash(&r, cmd).decision, Decision::Deny, "{cmd}");
+    }
+}
+
+#[test]
+fn windows_paths_are_posix() {
+    let r = policy(json!({"deny": ["Read(//c/Users/**/.env)"]}));
+    let v = ask(
+        &r,
+        "Read",
+        json!({"file_path": "C:\\Users\\a\\.env"}),
+        &facts(),
+    );
+    assert_eq!(v.decision, Decision::Deny);
+    let r = policy(json!({"deny": ["Read(./secrets/**)"]}));
+    let v = ask(&r, "Read", json!({"file_path": "secrets\\key"}), &facts());
+    assert_eq!(v.decision, Decision::Deny);
+}
+
+#[test]
+fn protected_paths_are_never_auto_approved() {
+    let settings = json!({"permissions": {"allow": ["Edit", "Bash(echo *)", "Bash(tee *)"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::User, &settings)]);
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::BypassPermissions] {
+        let f = facts_in(mode);
+        let v = ask(
+            &r,
+            "Edit",
+            json!({"file_path": "/home/dev/repo/.git/config"}),
+            &f,
+        );
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+        let v = ask(&r, "Bash", json!({"command": "echo x >> ~/.bashrc"}), &f);
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+        let v = ask(
+            &r,
+            "Bash",
+            json!({"command": "tee .claude/settings.json"}),
+            &f,
+        );
+        assert_eq!(v.decision, Decision::Ask, "{mode}");
+    }
+    let v = ask(
+        &r,
+        "Edit",
+        json!({"file_path": "/home/dev/repo/src/a.rs"}),
+        &facts(),
+    );
+    assert_eq!(d(&v), (Decision::Allow, Some("Edit")));
+}
+
+#[test]
+fn accept_edits_accepts_common_file_commands_inside() {
+    let r = RuleSet::default();
+    let f = facts_in(Mode::AcceptEdits);
+    for cmd in [
+        "mkdir -p build/out",
+        "touch a.txt",
+        "cp a b",
+        "mv a b && ls",
+    ] {
+        assert_eq!(
+            ask(&r, "Bash", json!({ "command": cmd }), &f).decision,
+            Decision::Allow,
+            "{cmd}"
+        );
+    }
+    for cmd in ["touch /etc/x", "cp a ../../x", "mv a .git/x", "rm a"] {
+        assert_eq!(
+            ask(&r, "Bash", json!({ "command": cmd }), &f).decision,
+            Decision::Ask,
+            "{cmd}"
+        );
+    }
+}
+
+#[test]
+fn auto_and_bypass_can_be_disabled() {
+    let pol = json!({"disableAutoMode": "disable", "permissions": {"disableBypassPermissionsMode": "disable"}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert_eq!(r.effective_mode(Mode::Auto), Mode::Default);
+    assert_eq!(r.effective_mode(Mode::BypassPermissions), Mode::Default);
+    assert_eq!(r.effective_mode(Mode::Plan), Mode::Plan);
+    let v = ask(
+        &r,
+        "Bash",
+        json!({"command": "make"}),
+        &facts_in(Mode::BypassPermissions),
+    );
+    assert_eq!(v.decision, Decision::Ask);
+}
+
+#[test]
+fn the_read_block() {
+    let pol = json!({"permissions": {"blockReadsOutsideWorkingDirectories": true, "additionalDirectories": ["../docs", "~/shared"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert!(r.blocks_reads_outside());
+    let read = |p: &str| ask(&r, "Read", json!({ "file_path": p }), &facts());
+    let v = read("/etc/hosts");
+    assert_eq!(
+        (v.decision, v.setting.as_deref()),
+        (Decision::Deny, Some(BLOCK_READS_SETTING))
+    );
+    assert_eq!(read("/home/dev/repo/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/docs/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/shared/a").decision, Decision::Allow);
+    assert_eq!(read("/home/dev/repo/../secret").decision, Decision::Deny);
+    for cmd in [
+        "cat /etc/hosts",
+        "cd / && cat etc/hosts",
+        "cat $F",
+        "grep x ~/.bashrc",
+    ] {
+        let v = bash(&r, cmd);
+        assert_eq!(
+            (v.decision, v.setting.as_deref()),
+            (Decision::Ask, Some(BLOCK_READS_SETTING)),
+            "{cmd}"
+        );
+    }
+    assert_eq!(bash(&r, "cat a.txt").decision, Decision::Allow);
+    let v = ask(
+        &r,
+        "Bash",
+        json!({"command": "ls", "dangerouslyDisableSandbox": true}),
+        &facts(),
+    );
+    assert_eq!(v.setting.as_deref(), Some(BLOCK_READS_SETTING));
+    // Deny rules still come first.
+    let pol = json!({"permissions": {"blockReadsOutsideWorkingDirectories": true, "deny": ["Read(//etc/**)"]}});
+    let (r, _) = RuleSet::from_sources(&[(SettingsSource::Policy, &pol)]);
+    assert_eq!(
+        d(&ask(&r, "Read", json!({"file_path": "/etc/x"}), &facts())),
+        (Decision::Deny, Some("Read(//etc/**)"))
+    );
+}
+
+#[test]
+fn warnings_for_rules_that_never_apply() {
+    let s = json!({"permissions": {"deny": ["Bash", "Wirte(x)", "Write(./a)"], "allow": ["Bash(ls *)", "Glob(./src/**)"]}});
+    let (_, w) = RuleSet::from_sources(&[(SettingsSource::Project, &s)]);
+    let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
+    assert!(pointers.contains(&"/permissions/allow/0"), "{w:?}");
+    assert!(pointers.contains(&"/permissions/allow/1"), "{w:?}");
+    assert!(pointers.contains(&"/permissions/deny/2"), "{w:?}");
+    assert!(w.iter().all(|w| w.source == SettingsSource::Project));
+}
