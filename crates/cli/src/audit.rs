@@ -31,7 +31,7 @@ const COLUMNS: [usize; 3] = [44, 22, 22];
 
 /// Which managed folder the audit reads (issue #2 item 7, SPEC §2.1 "Locations").
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AuditSource {
+pub(crate) enum AuditSource {
     /// A folder named with `--managed`; it must exist (bad input otherwise).
     Folder(PathBuf),
     /// The platform folder; when it does not exist, the audit runs on the empty policy
@@ -43,7 +43,7 @@ pub enum AuditSource {
 
 /// Why the audit could not run (issue #2 item 7 exit codes).
 #[derive(Debug, Clone)]
-pub enum AuditError {
+pub(crate) enum AuditError {
     /// The managed policy cannot be read (exit 3); the message names the file and
     /// position (SPEC §2.1 "Fail closed").
     PolicyUnreadable(PolicyError),
@@ -69,7 +69,7 @@ impl std::error::Error for AuditError {}
 /// The error as the CLI reports it (issue #8 item 4).
 impl AuditError {
     /// The file, position, reason and exit code (2 bad input, 3 unreadable policy).
-    pub fn to_cli_error(&self, source: &AuditSource) -> crate::error::CliError {
+    pub(crate) fn to_cli_error(&self, source: &AuditSource) -> crate::error::CliError {
         use crate::error::CliError;
         match self {
             AuditError::PolicyUnreadable(e) => CliError::from_policy(e),
@@ -135,7 +135,7 @@ struct HookRow {
 /// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
-pub struct AuditReport {
+pub(crate) struct AuditReport {
     /// The first line: which folder was read, or that the embedded example ran.
     heading: String,
     /// `folder`, `platform` or `embedded`.
@@ -164,18 +164,18 @@ pub struct AuditReport {
 impl AuditReport {
     /// How many attacks the seated session did not hold: the exit code is 1 when
     /// this is not 0.
-    pub fn breaches(&self) -> usize {
+    pub(crate) fn breaches(&self) -> usize {
         self.rows.iter().filter(|r| !r.seated.held).count()
     }
 
     /// How many attacks ran.
-    pub fn attacks(&self) -> usize {
+    pub(crate) fn attacks(&self) -> usize {
         self.rows.len()
     }
 
     /// The human report: the folder read (first line), seating, the attack table
     /// grouped by family within 100 columns, the rules not exercised, the advice.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         let mut line = |s: &str| {
             out.push_str(s.trim_end());
@@ -320,7 +320,7 @@ impl AuditReport {
 
     /// The report as JSON: source, seating, every row with both arms and its result,
     /// the rules not exercised, the classic hooks, the advice, and the counts.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
             .iter()
@@ -427,7 +427,7 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
 /// [`AuditError::PolicyUnreadable`] when the managed policy cannot be read (exit 3),
 /// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
 /// does not exist or is not a folder.
-pub fn run(source: &AuditSource, hooks: HookRunner) -> Result<AuditReport, AuditError> {
+pub(crate) fn run(source: &AuditSource, hooks: HookRunner) -> Result<AuditReport, AuditError> {
     let hooks = match hooks {
         HookRunner::Normal => HookRunner::NotRun,
         other => other,

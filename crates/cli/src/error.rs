@@ -11,7 +11,7 @@ use std::path::Path;
 /// exit code it ends the command with (SPEC §2.1 "Fail closed" for exit 3; SCENARIOS.md
 /// "Running" for exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CliError {
+pub(crate) struct CliError {
     /// The line printed on standard error (after `sec-default <command>: `).
     pub message: String,
     /// The file or folder the error is about.
@@ -31,7 +31,7 @@ pub struct CliError {
 /// Building and printing errors.
 impl CliError {
     /// An error about `file` (when there is one) with no position.
-    pub fn new(file: Option<&Path>, reason: impl Into<String>, exit_code: u8) -> CliError {
+    pub(crate) fn new(file: Option<&Path>, reason: impl Into<String>, exit_code: u8) -> CliError {
         let reason = reason.into();
         let file = file.map(|f| f.display().to_string());
         let message = match &file {
@@ -52,7 +52,7 @@ impl CliError {
     /// An error whose human line is `message` (`<file>: ...` or `<file>:<line>:<col>:
     /// ...`, as the crates' errors print): the file, line and column are read back
     /// from its start, the rest is the reason.
-    pub fn parsed(message: String, file: &Path, exit_code: u8) -> CliError {
+    pub(crate) fn parsed(message: String, file: &Path, exit_code: u8) -> CliError {
         let shown = file.display().to_string();
         let mut out = CliError::new(Some(file), message.clone(), exit_code);
         out.message = message.clone();
@@ -82,7 +82,7 @@ impl CliError {
 
     /// A managed policy that cannot be read (exit 3, fail closed) or a folder that does
     /// not exist (exit 2), SPEC §2.1.
-    pub fn from_policy(e: &policy::PolicyError) -> CliError {
+    pub(crate) fn from_policy(e: &policy::PolicyError) -> CliError {
         let code = if e.is_fail_closed() {
             EXIT_POLICY_UNREADABLE
         } else {
@@ -93,7 +93,7 @@ impl CliError {
 
     /// A scenario file that is not valid (exit 2; SCENARIOS.md "Running"): the file,
     /// the line and column of a syntax error, the pointer of an invalid value.
-    pub fn from_format(e: &FormatError) -> CliError {
+    pub(crate) fn from_format(e: &FormatError) -> CliError {
         let mut out = CliError::parsed(e.to_string(), e.path(), EXIT_BAD_INPUT);
         if let FormatError::Invalid {
             pointer,
@@ -114,7 +114,7 @@ impl CliError {
 
     /// This error at `pointer` (when the error itself has none).
     #[must_use]
-    pub fn at_pointer(mut self, pointer: String) -> CliError {
+    pub(crate) fn at_pointer(mut self, pointer: String) -> CliError {
         if self.pointer.is_none() && !pointer.is_empty() {
             self.pointer = Some(pointer);
         }
@@ -123,7 +123,7 @@ impl CliError {
 
     /// The error's fields as JSON: `file`, `line`, `column`, `pointer` (each `null`
     /// when unknown), `reason`, `exit_code`.
-    pub fn fields(&self) -> Value {
+    pub(crate) fn fields(&self) -> Value {
         json!({
             "file": self.file,
             "line": self.line,
@@ -135,7 +135,7 @@ impl CliError {
     }
 
     /// The one JSON object `--json` prints on an error: `{"error": {...}}`.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         json!({ "error": self.fields() })
     }
 }

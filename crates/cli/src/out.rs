@@ -6,14 +6,14 @@ use std::io::{self, Write};
 
 /// Whether a write error means the reader closed standard output (a broken pipe, or
 /// standard output closed outright).
-pub fn is_closed(e: &io::Error) -> bool {
+pub(crate) fn is_closed(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe || e.raw_os_error() == Some(9)
 }
 
 /// The exit code after a write to standard output failed: `code` (what the command
 /// had settled on) when the reader closed it; otherwise the error is said on standard
 /// error and the exit code is 2 (the report could not be delivered).
-pub fn after_write_error(e: &io::Error, code: u8, command: &str) -> u8 {
+pub(crate) fn after_write_error(e: &io::Error, code: u8, command: &str) -> u8 {
     if is_closed(e) {
         code
     } else {
@@ -27,7 +27,7 @@ pub fn after_write_error(e: &io::Error, code: u8, command: &str) -> u8 {
 /// # Errors
 ///
 /// The write's error (a closed pipe among them).
-pub fn print(text: &str) -> io::Result<()> {
+pub(crate) fn print(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
@@ -35,13 +35,13 @@ pub fn print(text: &str) -> io::Result<()> {
 
 /// Writes a line on standard error, `sec-default <command>: <text>`; a standard error
 /// that cannot be written is not reported anywhere.
-pub fn say(command: &str, text: &str) {
+pub(crate) fn say(command: &str, text: &str) {
     let _ = writeln!(io::stderr().lock(), "sec-default {command}: {text}");
 }
 
 /// Reports `error`: its line on standard error, and with `json` its JSON object on
 /// standard output. Returns its exit code.
-pub fn fail(command: &str, error: &crate::error::CliError, json: bool) -> u8 {
+pub(crate) fn fail(command: &str, error: &crate::error::CliError, json: bool) -> u8 {
     say(command, &error.message);
     if json {
         let text = serde_json::to_string_pretty(&error.to_json()).unwrap_or_default();

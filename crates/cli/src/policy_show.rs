@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Runs `policy show` on the folder `--managed` names, the example embedded in the
 /// binary (`--example`), or the platform folder; returns the exit code (0; 2 for a
 /// folder that does not exist; 3 for a policy that cannot be read, SPEC §2.1).
-pub fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
+pub(crate) fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
     let temp = if example {
         match TempFolder::example() {
             Ok(t) => Some(t),
@@ -80,7 +80,7 @@ pub fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
 
 /// Which managed folder was read, as `audit --json` says it (issue #8 item 4).
 #[derive(Debug, Serialize)]
-pub struct SourceOfRead {
+pub(crate) struct SourceOfRead {
     /// `folder` (`--managed`), `platform` or `embedded` (`--example`).
     pub kind: String,
     /// The folder read (`None` for the embedded example).
@@ -91,7 +91,7 @@ pub struct SourceOfRead {
 
 /// One file found in the managed folder.
 #[derive(Debug, Serialize)]
-pub struct SourceView {
+pub(crate) struct SourceView {
     /// The file, relative to the managed folder.
     pub file: String,
     /// `settings`, `drop-in` or `mcp`.
@@ -100,7 +100,7 @@ pub struct SourceView {
 
 /// One warning: the file, the JSON pointer within it, and the reason (SPEC §2.1).
 #[derive(Debug, Serialize)]
-pub struct WarningView {
+pub(crate) struct WarningView {
     /// The file, relative to the managed folder (for a rule: the file that gives it, a
     /// drop-in where it comes from one).
     pub file: String,
@@ -115,7 +115,7 @@ pub struct WarningView {
 
 /// The two options of SPEC §2.3, as the security default reads them.
 #[derive(Debug, Serialize)]
-pub struct OptionsView {
+pub(crate) struct OptionsView {
     /// On unless absent or `false`.
     pub allow_managed_mods_only: bool,
     /// Off unless the literal `true`.
@@ -124,7 +124,7 @@ pub struct OptionsView {
 
 /// Counts of the managed permission rules.
 #[derive(Debug, Serialize)]
-pub struct RuleCounts {
+pub(crate) struct RuleCounts {
     /// Deny rules.
     pub deny: usize,
     /// Ask rules.
@@ -136,7 +136,7 @@ pub struct RuleCounts {
 /// What `policy show` reports (the `--json` output; [`render`] prints it). Keys are
 /// `snake_case`, as in every command's JSON.
 #[derive(Debug, Serialize)]
-pub struct PolicyView {
+pub(crate) struct PolicyView {
     /// Which managed folder was read, and the first line that says so.
     pub source: SourceOfRead,
     /// The managed folder read.
@@ -172,7 +172,7 @@ pub struct PolicyView {
 
 /// What `policy show` reports for the policy `p` read from `location`.
 #[must_use]
-pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
+pub(crate) fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
     let folder = location.folder();
     let rel = |path: &std::path::Path| {
         path.strip_prefix(&folder)
@@ -304,7 +304,7 @@ pub fn view(location: &ManagedLocation, p: &Policy) -> PolicyView {
 
 /// The human form of [`view`].
 #[must_use]
-pub fn render(v: &PolicyView) -> String {
+pub(crate) fn render(v: &PolicyView) -> String {
     let mut s = String::new();
     if v.source.kind == "folder" && !v.folder_exists {
         let _ = writeln!(

@@ -12,13 +12,14 @@
 use std::path::{Path, PathBuf};
 
 /// The example managed settings compiled into the binary (SPEC §2.1 layout).
-pub const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
+pub(crate) const EXAMPLE_SETTINGS: &str =
+    include_str!("../../../examples/managed/managed-settings.json");
 /// The example `managed-mcp.json` compiled into the binary.
 const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
 
 /// The first line of `audit` and `policy show` (SPEC §2.1 "Locations"): the folder
 /// read, and for the platform folder whether it exists.
-pub fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
+pub(crate) fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
     match kind {
         "embedded" => "managed folder: none; the example policy embedded in this binary \
                        (--example)"
@@ -37,7 +38,7 @@ pub fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
 
 /// A temporary folder (the example written out, or an empty one), removed when
 /// dropped.
-pub struct TempFolder(PathBuf);
+pub(crate) struct TempFolder(PathBuf);
 
 /// Making temporary managed folders.
 impl TempFolder {
@@ -46,7 +47,7 @@ impl TempFolder {
     /// # Errors
     ///
     /// The I/O error, with the folder's path, when it cannot be made.
-    pub fn empty() -> Result<TempFolder, String> {
+    pub(crate) fn empty() -> Result<TempFolder, String> {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -67,7 +68,7 @@ impl TempFolder {
     /// # Errors
     ///
     /// The I/O error, with the folder's path, when it cannot be written.
-    pub fn example() -> Result<TempFolder, String> {
+    pub(crate) fn example() -> Result<TempFolder, String> {
         let folder = TempFolder::empty()?;
         let write = || -> std::io::Result<()> {
             std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
@@ -84,7 +85,7 @@ impl TempFolder {
     }
 
     /// The folder.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }

@@ -80,7 +80,7 @@ fn code(errors: usize, failed: usize) -> u8 {
 /// Runs every scenario under `paths`; prints one line per scenario as it finishes, and
 /// for a failure the step, the expectation, the actual answer and the step's trace;
 /// with `json`, one document at the end. Returns the exit code.
-pub fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, json: bool) -> u8 {
+pub(crate) fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, json: bool) -> u8 {
     if let Some(dir) = &managed {
         if !dir.is_dir() {
             let err = CliError::new(

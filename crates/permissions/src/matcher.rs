@@ -31,7 +31,7 @@ pub(crate) struct PathForms {
 }
 
 impl PathForms {
-    pub fn resolve(text: &str, facts: &SessionFacts, fs: &mut Resolver) -> Self {
+    pub(crate) fn resolve(text: &str, facts: &SessionFacts, fs: &mut Resolver) -> Self {
         let text = home_var(text);
         let mut forms = vec![normalize(Path::new(&text), &facts.cwd, &facts.home)];
         let mut push = |f: Vec<String>| {
@@ -141,7 +141,7 @@ pub(crate) struct Subject<'a> {
 }
 
 impl<'a> Subject<'a> {
-    pub fn new(q: &Question<'a>, facts: &SessionFacts, rules: &RuleSet) -> Self {
+    pub(crate) fn new(q: &Question<'a>, facts: &SessionFacts, rules: &RuleSet) -> Self {
         let tool = q.tool;
         let command =
             (tool == "Bash").then(|| match q.input.get("command").and_then(Value::as_str) {
@@ -182,19 +182,19 @@ impl<'a> Subject<'a> {
     }
 
     /// Whether this is a shell command the parser refused.
-    pub fn unparsed_command(&self) -> bool {
+    pub(crate) fn unparsed_command(&self) -> bool {
         self.command.as_ref().is_some_and(|c| !c.parsed)
     }
 
     /// Whether `path` is inside a working directory.
-    pub fn inside(&self, path: &[String]) -> bool {
+    pub(crate) fn inside(&self, path: &[String]) -> bool {
         self.anchors.working_dirs.iter().any(|d| is_within(path, d))
     }
 
     /// Whether the call reads something outside the working directories (SPEC §3.6
     /// "the read block"): a file tool's path in any form, or a file a shell command
     /// reads that is outside in any form or cannot be resolved.
-    pub fn reads_outside(&self) -> bool {
+    pub(crate) fn reads_outside(&self) -> bool {
         if READ_TOOLS.contains(&self.tool) {
             return self
                 .paths
@@ -209,17 +209,17 @@ impl<'a> Subject<'a> {
 
     /// Whether a mode may let an edit of `path` through: inside a working directory
     /// and not a protected path.
-    pub fn mode_may_edit(&self, path: &[String]) -> bool {
+    pub(crate) fn mode_may_edit(&self, path: &[String]) -> bool {
         self.inside(path) && !is_protected(path)
     }
 
     /// Whether a shell command removes a critical path (never auto-approved).
-    pub fn removes_critical(&self) -> bool {
+    pub(crate) fn removes_critical(&self) -> bool {
         self.files.iter().any(|f| f.critical)
     }
 
     /// Whether the call writes a protected path (never auto-approved).
-    pub fn writes_protected(&self) -> bool {
+    pub(crate) fn writes_protected(&self) -> bool {
         (EDIT_TOOLS.contains(&self.tool)
             && self
                 .paths

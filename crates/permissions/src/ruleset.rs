@@ -81,7 +81,7 @@ pub struct RuleSet {
 
 /// The most rule warnings [`RuleSet::from_sources`] lists; past it they are counted in
 /// one more warning (a hostile file with millions of bad rules floods no memory).
-pub const MAX_RULE_WARNINGS: usize = 1_000;
+pub(crate) const MAX_RULE_WARNINGS: usize = 1_000;
 
 impl RuleSet {
     /// Gathers `permissions.allow`, `permissions.ask` and `permissions.deny` of every

@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// chain's own error, returned as it came.
 ///
 /// SPEC §3.9
-pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
+pub(crate) async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
     let module = PluginRegister::read(&e);
     // Only the engine admits modules: a `plugin.register` a plugin raises itself (through
     // its `cx`) is judged like any other, but what it claims is never recorded as heard
@@ -49,7 +49,7 @@ pub async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
 /// The chain's own error, returned as it came.
 ///
 /// SPEC §3.9 (failure handler)
-pub async fn admit_failed(cx: Cx, e: Event, next: Next) -> HookResult {
+pub(crate) async fn admit_failed(cx: Cx, e: Event, next: Next) -> HookResult {
     // A module the event does not name is refused under no name.
     let name = PluginRegister::read(&e).map(|m| m.name).unwrap_or_default();
     let failure = next.error().unwrap_or(HookFailure {

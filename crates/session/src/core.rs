@@ -57,6 +57,16 @@ type Rewrites = Arc<Mutex<HashMap<String, Value>>>;
 /// The most rewrites kept for `tool.check`s raised outside the tool-use flow.
 const REWRITES_KEPT: usize = 64;
 
+impl std::fmt::Debug for SessionCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionCore")
+            .field("facts", &self.facts)
+            .field("session_id", &self.session_id)
+            .field("hook_runner", &self.hook_runner)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The engine's own answers, with the session state they read and write: the policy
 /// memo, the settings sources, the environment of the engine's children, the tools
 /// registered at run time, and the log.
@@ -610,7 +620,7 @@ pub fn not_a_variable_refusal(name: &str) -> Option<String> {
 /// gives it (a drop-in, where it comes from one), its line and its own pointer there
 /// (SPEC §2.1); other sources' rules by source and pointer.
 #[must_use]
-pub fn rule_warning_line(policy: &Policy, w: &permissions::RuleWarning) -> String {
+pub(crate) fn rule_warning_line(policy: &Policy, w: &permissions::RuleWarning) -> String {
     match (w.source, policy.rule_origin(&w.pointer, &w.rule)) {
         (SettingsSource::Policy, Some(origin)) => {
             let line = origin.line.map(|l| format!(":{l}")).unwrap_or_default();

@@ -27,7 +27,7 @@ const PERSON_MARKET: &str = "person-market";
 
 /// A kind of attack; rows are grouped by family in a fixed order (issue #2 item 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Family {
+pub(super) enum Family {
     /// A person's plugin answers `allow` to every `tool.check` (SPEC §3.6).
     LiftRule,
     /// A person's plugin rewords the verdict: new reason, `rule: null` (SPEC §3.6).
@@ -47,7 +47,7 @@ pub enum Family {
 /// Names and headings of the families.
 impl Family {
     /// Every family, in report order.
-    pub const ALL: [Family; 7] = [
+    pub(super) const ALL: [Family; 7] = [
         Family::LiftRule,
         Family::RewordVerdict,
         Family::PinnedVariable,
@@ -58,7 +58,7 @@ impl Family {
     ];
 
     /// The family's key in JSON output.
-    pub fn key(self) -> &'static str {
+    pub(super) fn key(self) -> &'static str {
         match self {
             Family::LiftRule => "lift-rule",
             Family::RewordVerdict => "reword-verdict",
@@ -71,7 +71,7 @@ impl Family {
     }
 
     /// The family's heading in the table: what the person's plugin does.
-    pub fn title(self) -> &'static str {
+    pub(super) fn title(self) -> &'static str {
         match self {
             Family::LiftRule => {
                 "deny/ask rules: a person's plugin answers allow to every tool.check"
@@ -134,7 +134,7 @@ enum Kind {
 
 /// One attack of the catalogue.
 #[derive(Debug, Clone)]
-pub struct Attack {
+pub(super) struct Attack {
     /// Its family.
     pub family: Family,
     /// The row's text.
@@ -148,7 +148,7 @@ pub struct Attack {
 impl Attack {
     /// The tool call a verdict attack raises `tool.check` for (the only attacks a
     /// classic `PreToolUse` hook can meet, SPEC §4); `None` for the others.
-    pub fn call(&self) -> Option<&Call> {
+    pub(super) fn call(&self) -> Option<&Call> {
         match &self.kind {
             Kind::Verdict { call, .. } => Some(call),
             _ => None,
@@ -158,7 +158,7 @@ impl Attack {
 
 /// What the person's plugin achieved in one arm, and whether the oracle passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arm {
+pub(super) struct Arm {
     /// Short words for the table.
     pub achieved: String,
     /// The oracle passed: the thing attacked held.
@@ -178,7 +178,7 @@ impl Arm {
 
 /// A deny or ask rule no synthesized call could exercise.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotExercised {
+pub(super) struct NotExercised {
     /// `deny` or `ask`.
     pub behavior: &'static str,
     /// The rule as written.
@@ -190,7 +190,7 @@ pub struct NotExercised {
 /// The always-pinned variables that move where policy and sign-in are read from or
 /// how policy tiers compose (SPEC §3.8), written here from the SPEC, independent of
 /// the plugin's own list.
-pub const POLICY_SOURCE_VARIABLES: [&str; 9] = [
+pub(super) const POLICY_SOURCE_VARIABLES: [&str; 9] = [
     "CLAUDE_CODE_MANAGED_SETTINGS_PATH",
     "CLAUDE_CODE_REMOTE_SETTINGS_PATH",
     "CLAUDE_CODE_MOCK_REMOTE_SETTINGS",
@@ -204,7 +204,7 @@ pub const POLICY_SOURCE_VARIABLES: [&str; 9] = [
 
 /// The always-pinned variables that can load code into a child the engine starts
 /// (SPEC §3.8).
-pub const CODE_LOADING_VARIABLES: [&str; 10] = [
+pub(super) const CODE_LOADING_VARIABLES: [&str; 10] = [
     "LD_PRELOAD",
     "LD_LIBRARY_PATH",
     "LD_AUDIT",
@@ -222,7 +222,7 @@ const ATTACKER_VALUE: &str = "/tmp/person/payload";
 
 /// A session on `folder` with the SCENARIOS.md defaults, seated or not (SPEC §2.3),
 /// its classic hooks' commands run as `hooks` says (issue #8 item 3).
-pub fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
+pub(super) fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
     SessionConfig {
         seated,
         hook_runner: hooks,
@@ -261,7 +261,10 @@ fn verdict_of(answer: &Result<Value, RaiseError>) -> Option<Verdict> {
 /// Builds the whole catalogue for `policy`: the attacks, and the deny/ask rules no
 /// synthesized call could exercise. `oracle` is a session on the same folder with no
 /// person's plugins and the security default not seated.
-pub fn catalogue(policy: &Policy, oracle: &BlockingSession) -> (Vec<Attack>, Vec<NotExercised>) {
+pub(super) fn catalogue(
+    policy: &Policy,
+    oracle: &BlockingSession,
+) -> (Vec<Attack>, Vec<NotExercised>) {
     let m = policy.managed();
     let mut attacks = Vec::new();
     let mut skipped = Vec::new();
@@ -482,7 +485,7 @@ fn server_attacks(m: &ManagedSettings) -> Vec<Attack> {
 
 /// The plugins the organization seats itself: `prependPlugins`, `appendPlugins`, and
 /// every id managed `enabledPlugins` turns on (SPEC §3.4 step 4), with the key naming it.
-pub fn org_plugins(m: &ManagedSettings) -> Vec<(String, &'static str)> {
+pub(super) fn org_plugins(m: &ManagedSettings) -> Vec<(String, &'static str)> {
     let mut out: Vec<(String, &'static str)> = Vec::new();
     let listed = m
         .prepend_plugins
@@ -723,7 +726,13 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
 
 /// Runs `attack` in a fresh session on `folder`, with the security default seated or
 /// not and classic hooks run as `hooks` says, and judges it by the attack's oracle.
-pub fn run_arm(folder: &Path, seated: bool, attack: &Attack, n: usize, hooks: HookRunner) -> Arm {
+pub(super) fn run_arm(
+    folder: &Path,
+    seated: bool,
+    attack: &Attack,
+    n: usize,
+    hooks: HookRunner,
+) -> Arm {
     let plugin = attacker_plugin(&attack.kind);
     let id = plugin.info.id.clone();
     let session = match BlockingSession::start(config(folder, seated, hooks), vec![plugin]) {

@@ -9,16 +9,16 @@
 use serde_json::{json, Value};
 
 /// The working directory of every audit session (the scenario format's default).
-pub const CWD: &str = "/home/dev/repo";
+pub(super) const CWD: &str = "/home/dev/repo";
 /// The home directory of every audit session (the scenario format's default).
-pub const HOME: &str = "/home/dev";
+pub(super) const HOME: &str = "/home/dev";
 
 /// What a wildcard stands for in a synthesized call.
 const PROBE: &str = "probe";
 
 /// One tool call: the pinned question of `tool.check` (SPEC §1.6, §3.6).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Call {
+pub(super) struct Call {
     /// The tool's name.
     pub tool: String,
     /// The tool's input.
@@ -36,7 +36,7 @@ impl Call {
     }
 
     /// The call as JSON `{tool, input}`.
-    pub fn to_value(&self) -> Value {
+    pub(super) fn to_value(&self) -> Value {
         json!({ "tool": self.tool, "input": self.input })
     }
 }
@@ -76,7 +76,7 @@ fn split_rule(rule: &str) -> (String, Option<String>) {
 /// bare tool gives that tool with a plausible input. The last candidate is always
 /// the rule's tool with a plausible input (an unparseable deny rule stands for its
 /// whole tool).
-pub fn candidates(rule: &str) -> Vec<Call> {
+pub(super) fn candidates(rule: &str) -> Vec<Call> {
     let (name, spec) = split_rule(rule);
     let tool = fill_tool_name(&name);
     let mut out = Vec::new();

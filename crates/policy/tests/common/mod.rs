@@ -10,7 +10,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 #[allow(clippy::unwrap_used)]
-pub fn write_file(folder: &Path, name: &str, content: &Value) {
+pub(crate) fn write_file(folder: &Path, name: &str, content: &Value) {
     let path = folder.join(name);
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).unwrap();
@@ -34,7 +34,7 @@ pub fn write_file(folder: &Path, name: &str, content: &Value) {
 }
 
 #[allow(clippy::expect_used, clippy::unwrap_used)]
-pub fn managed_folder(files: &Value) -> TempDir {
+pub(crate) fn managed_folder(files: &Value) -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, content) in files.as_object().expect("an object of files") {
         write_file(dir.path(), name, content);

@@ -4,14 +4,14 @@
 use scenario::run::{run_scenario, RunOptions};
 use std::path::{Path, PathBuf};
 
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Runs every scenario under `dir` (relative to the workspace root), seated and with
 /// `--compare`, and fails listing every failure with its path relative to the root.
 #[allow(clippy::panic)]
-pub fn run_dir(rel: &str) {
+pub(crate) fn run_dir(rel: &str) {
     let dir = root().join(rel);
     let loaded = scenario::load_paths(&[dir]).unwrap_or_else(|e| panic!("{e}"));
     assert!(!loaded.is_empty(), "no scenario under {rel}");
