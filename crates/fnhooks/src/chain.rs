@@ -87,6 +87,12 @@ impl Channel {
     }
 }
 
+impl fmt::Display for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A set of tiers a run passes over (SPEC §1.1 `next.to`: the tiers strictly between the
 /// caller's and the target, skipped for the rest of that run).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -152,31 +152,8 @@ impl<'de> Deserialize<'de> for LineMatch {
     }
 }
 
-/// A log channel (SPEC §1.5 `ui.log` `{to: screen | debug}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Channel {
-    /// What the person sees.
-    Screen,
-    /// The debug log.
-    Debug,
-}
-
-impl Channel {
-    /// `screen` or `debug`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Screen => "screen",
-            Channel::Debug => "debug",
-        }
-    }
-}
-
-impl fmt::Display for Channel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// A log channel (SPEC §1.5 `ui.log` `{to: screen | debug}`): the engine's.
+pub use fnhooks::Channel;
 
 // ---------------------------------------------------------------------------------
 // Parsing

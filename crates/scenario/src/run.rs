@@ -3,12 +3,10 @@
 //! against a twin session with every `user`-tier hook removed) and `$unchanged`
 //! (invariant 7, against a twin with the security default unseated).
 
-use crate::expect::{
-    match_answer, match_log, match_ran, Channel as ExpectChannel, Expectation, Mismatch,
-};
+use crate::expect::{match_answer, match_log, match_ran, Expectation, Mismatch};
 use crate::format::{Behaviour, PolicySpec, RaiseStep, Scenario, Step};
 use crate::load::LoadedScenario;
-use crate::materialize::{apply_change, write_files, write_policy, SettingsInput as SpecInput};
+use crate::materialize::{apply_change, write_files, write_policy};
 use fnhooks::{
     answer_to_json, Answer, Channel, Cx, Event, FailureKind, HookError, HookFailure, Next, Plugin,
     PluginInfo, Registration, Tier, TraceEntry,
@@ -16,9 +14,7 @@ use fnhooks::{
 use permissions::{Decision, SessionFacts, Verdict};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use session::{
-    BlockingSession, LogLine, Raised, SessionConfig, SessionRaise, SettingsInput, SettingsInputs,
-};
+use session::{BlockingSession, LogLine, Raised, SessionConfig, SessionRaise, SettingsInputs};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Once, PoisonError};
@@ -348,16 +344,10 @@ impl StepRun {
             Err(e) => Err(e.failure().message_or_default()),
         }
     }
-    fn lines(&self) -> Vec<(ExpectChannel, String)> {
+    fn lines(&self) -> Vec<(Channel, String)> {
         self.log
             .iter()
-            .map(|l| {
-                let c = match l.channel {
-                    Channel::Screen => ExpectChannel::Screen,
-                    Channel::Debug => ExpectChannel::Debug,
-                };
-                (c, l.text.clone())
-            })
+            .map(|l| (l.channel, l.text.clone()))
             .collect()
     }
 }
@@ -390,7 +380,7 @@ impl World {
             ),
         };
         let facts = facts_of(sc, &cwd, &home)?;
-        let [user, project, local, flag] = sc.settings.inputs().map(|(_, i)| settings_input(i));
+        let [user, project, local, flag] = sc.settings.inputs().map(|(_, i)| i);
         let config = SessionConfig {
             settings: SettingsInputs {
                 user,
@@ -536,15 +526,6 @@ impl World {
             log,
             ran,
         }
-    }
-}
-
-fn settings_input(i: SpecInput) -> SettingsInput {
-    match i {
-        SpecInput::Absent => SettingsInput::Absent,
-        SpecInput::Value(v) => SettingsInput::Value(v),
-        SpecInput::Raw(s) => SettingsInput::Raw(s),
-        SpecInput::Unreadable => SettingsInput::Unreadable,
     }
 }
 
