@@ -8,11 +8,12 @@ use crate::timer::own_time_limit;
 use crate::Tier;
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use parking_lot::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::fmt;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// An error that came back from a chain in place of an answer (SPEC §1.1: "a core that
@@ -292,7 +293,10 @@ pub struct Engine {
 
 impl fmt::Debug for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids: Vec<String> = read_lock(&self.inner.plugins)
+        let ids: Vec<String> = self
+            .inner
+            .plugins
+            .read()
             .iter()
             .map(|p| p.info.id.clone())
             .collect();
@@ -365,16 +369,6 @@ impl From<Event> for Raise {
     }
 }
 
-fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(PoisonError::into_inner)
-}
-fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(PoisonError::into_inner)
-}
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The engine's default hook timeout: 10 seconds per hook (SPEC §1.1).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -412,7 +406,7 @@ impl Engine {
     }
 
     fn seat_at(&self, plugin: Plugin, first: bool) {
-        let mut plugins = write_lock(&self.inner.plugins);
+        let mut plugins = self.inner.plugins.write();
         if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == plugin.info.id) {
             *slot = Arc::new(Seated::new(plugin));
             return;
@@ -429,7 +423,7 @@ impl Engine {
 
     /// Unseats the plugin with this id; `false` when none was seated.
     pub fn unseat(&self, id: &str) -> bool {
-        let mut plugins = write_lock(&self.inner.plugins);
+        let mut plugins = self.inner.plugins.write();
         let before = plugins.len();
         plugins.retain(|p| p.info.id != id);
         plugins.len() != before
@@ -438,7 +432,9 @@ impl Engine {
     /// The seated plugins, in chain order.
     #[must_use]
     pub fn plugins(&self) -> Vec<PluginInfo> {
-        read_lock(&self.inner.plugins)
+        self.inner
+            .plugins
+            .read()
             .iter()
             .map(|p| PluginInfo::clone(&p.info))
             .collect()
@@ -447,7 +443,9 @@ impl Engine {
     /// The seated plugin with this id, if any.
     #[must_use]
     pub fn plugin(&self, id: &str) -> Option<PluginInfo> {
-        read_lock(&self.inner.plugins)
+        self.inner
+            .plugins
+            .read()
             .iter()
             .find(|p| p.info.id == id)
             .map(|p| PluginInfo::clone(&p.info))
@@ -456,7 +454,9 @@ impl Engine {
     /// Whether some seated plugin hooks `event` (SPEC §1.3).
     #[must_use]
     pub fn is_hooked(&self, event: &Event) -> bool {
-        read_lock(&self.inner.plugins)
+        self.inner
+            .plugins
+            .read()
             .iter()
             .any(|p| p.registrations.iter().any(|r| r.matches(event)))
     }
@@ -540,7 +540,7 @@ impl Engine {
 
 /// The links of `event`'s chain, without the hooks in `excluded`, with their batches.
 fn links_for(inner: &EngineInner, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
-    let plugins = read_lock(&inner.plugins);
+    let plugins = inner.plugins.read();
     let mut links: Vec<Link> = Vec::new();
     let mut batch_id = 0usize;
     for p in plugins.iter() {
@@ -817,7 +817,7 @@ impl Next {
     /// batches merged (SPEC §1.1 `next.trace`). Empty before any call.
     #[must_use]
     pub fn trace(&self) -> Vec<TraceEntry> {
-        let st = lock(&self.state);
+        let st = self.state.lock();
         st.last
             .as_ref()
             .map(|(_, t)| merge_batches(&trace_entries(t)))
@@ -828,13 +828,13 @@ impl Next {
     /// In a hook: whether it has so far.
     #[must_use]
     pub fn called(&self) -> bool {
-        lock(&self.state).called
+        self.state.lock().called
     }
 
     /// In a failure handler: how the hook failed (SPEC §1.1 `next.error`).
     #[must_use]
     pub fn error(&self) -> Option<HookFailure> {
-        lock(&self.state).error.clone()
+        self.state.lock().error.clone()
     }
 
     fn caller_tier(&self) -> Tier {
@@ -847,7 +847,7 @@ impl Next {
     fn break_hook(&self, kind: FailureKind, message: String) -> ChainError {
         let failure = HookFailure::new(kind, message);
         let err = ChainError(Arc::new(failure.clone()));
-        let mut st = lock(&self.state);
+        let mut st = self.state.lock();
         if st.broke.is_none() {
             st.broke = Some(failure);
         }
@@ -855,9 +855,9 @@ impl Next {
     }
 
     async fn hand_on(&self, event: Event, skip: TierSet) -> Answer {
-        let replay = lock(&self.state).replay.clone();
+        let replay = self.state.lock().replay.clone();
         if let Some((answer, trace)) = replay {
-            lock(&self.state).last = Some((answer.clone(), trace));
+            self.state.lock().last = Some((answer.clone(), trace));
             return answer;
         }
         let catalogue = &self.run.engine.catalogue;
@@ -866,20 +866,20 @@ impl Next {
             let msg = format!("handed on a changed pinned field of {}", event.name);
             return Err(self.break_hook(FailureKind::Pin, msg));
         }
-        lock(&self.state).called = true;
+        self.state.lock().called = true;
         pause(&self.state);
         let (answer, trace) = Arc::clone(&self.run)
             .run_from(self.pos + 1, event, skip)
             .await;
         resume(&self.state);
-        lock(&self.state).last = Some((answer.clone(), trace));
+        self.state.lock().last = Some((answer.clone(), trace));
         answer
     }
 }
 
 /// Stops a hook's own-time clock (entering `next` or a raised event).
 fn pause(state: &Mutex<NextState>) {
-    let mut st = lock(state);
+    let mut st = state.lock();
     if st.depth == 0 {
         st.entered = Some(std::time::Instant::now());
     }
@@ -888,7 +888,7 @@ fn pause(state: &Mutex<NextState>) {
 
 /// Restarts a hook's own-time clock when the last `next` or raised event returns.
 fn resume(state: &Mutex<NextState>) {
-    let mut st = lock(state);
+    let mut st = state.lock();
     st.depth = st.depth.saturating_sub(1);
     if st.depth == 0 {
         if let Some(t) = st.entered.take() {
@@ -944,7 +944,7 @@ impl ChainRun {
                 return Ok(given.clone());
             }
         }
-        if let Some((seen, answer)) = lock(&self.core_answer).as_ref() {
+        if let Some((seen, answer)) = self.core_answer.lock().as_ref() {
             if *seen == event {
                 return answer.clone();
             }
@@ -958,7 +958,7 @@ impl ChainRun {
             own: None,
         };
         let answer = self.engine.core.answer(cx, event.clone()).await;
-        *lock(&self.core_answer) = Some((event, answer.clone()));
+        *self.core_answer.lock() = Some((event, answer.clone()));
         answer
     }
 
@@ -1015,7 +1015,7 @@ impl ChainRun {
 
         let failure = match outcome {
             Outcome::Answered(answer) => {
-                let st = lock(&state);
+                let st = state.lock();
                 let below = st.last.as_ref().and_then(|(_, t)| t.clone());
                 let node = trace_node(entry(&answer, None, &st), below);
                 return (answer, node);
@@ -1026,7 +1026,7 @@ impl ChainRun {
         // A failure handler decides (SPEC §1.1).
         if let Some(catch) = registration.catch.clone() {
             let (called, last) = {
-                let st = lock(&state);
+                let st = state.lock();
                 (st.called, st.last.clone())
             };
             let handler_state = Arc::new(Mutex::new(NextState {
@@ -1054,7 +1054,7 @@ impl ChainRun {
                 )
                 .await;
             if let Outcome::Answered(answer) = handled {
-                let st = lock(&handler_state);
+                let st = handler_state.lock();
                 let below = st.last.as_ref().and_then(|(_, t)| t.clone());
                 let node = trace_node(entry(&answer, None, &st), below);
                 return (answer, node);
@@ -1079,7 +1079,7 @@ impl ChainRun {
                 ),
             );
             let answer: Answer = Ok(answer);
-            let st = lock(&state);
+            let st = state.lock();
             let below = st.last.as_ref().and_then(|(_, t)| t.clone());
             let node = trace_node(entry(&answer, Some(failure.kind), &st), below);
             return (answer, node);
@@ -1097,14 +1097,14 @@ impl ChainRun {
             ),
         );
         let (called, last) = {
-            let st = lock(&state);
+            let st = state.lock();
             (st.called, st.last.clone())
         };
         let (answer, below) = match (called, last) {
             (true, Some(last)) => last,
             _ => Arc::clone(&self).run_from(pos + 1, event, skip).await,
         };
-        let st = lock(&state);
+        let st = state.lock();
         let mut e = entry(&answer, Some(failure.kind), &st);
         e.handed = Some(answer.clone());
         (answer, trace_node(e, below))
@@ -1137,12 +1137,12 @@ impl ChainRun {
         let result = own_time_limit(fut, self.engine.hook_timeout, {
             let state = Arc::clone(state);
             move || {
-                let st = lock(&state);
+                let st = state.lock();
                 (st.in_next, st.entered)
             }
         })
         .await;
-        let broke = lock(state).broke.clone();
+        let broke = state.lock().broke.clone();
         let result: HookResult = match result {
             None => {
                 return Outcome::Failed(HookFailure::new(
@@ -1172,7 +1172,8 @@ impl ChainRun {
                 _ => Outcome::Answered(Ok(v)),
             },
             Err(HookError::Chain(e)) => {
-                let propagated = lock(state)
+                let propagated = state
+                    .lock()
                     .last
                     .as_ref()
                     .is_some_and(|(a, _)| matches!(a, Err(l) if l.same(&e)));

@@ -1,7 +1,8 @@
 //! One read serves a burst: the policy memo (SPEC §2.1).
 
+use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::{read_policy, ManagedLocation, Policy, PolicyError};
@@ -140,7 +141,7 @@ impl PolicyMemo {
     ///
     /// SPEC §2.1
     pub fn read(&self) -> Result<MemoRead, PolicyError> {
-        let mut state = self.lock();
+        let mut state = self.state.lock();
         let now = self.clock.now();
         if let Some((at, policy)) = &state.fresh {
             if now.saturating_sub(*at) < self.window {
@@ -178,7 +179,7 @@ impl PolicyMemo {
     ///
     /// SPEC §2.1 (an embedding program can tell the memo the files changed)
     pub fn invalidate(&self) {
-        self.lock().fresh = None;
+        self.state.lock().fresh = None;
     }
 
     /// How many times the managed folder was read through this memo.
@@ -200,13 +201,5 @@ impl PolicyMemo {
     /// SPEC §2.1
     pub fn window(&self) -> Duration {
         self.window
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // No code under this lock panics; a poisoned lock still holds a
-        // consistent state.
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -11,13 +11,14 @@ use fnhooks::{
     answer_to_json, Answer, Channel, Cx, Event, FailureKind, HookError, HookFailure, Next, Plugin,
     PluginInfo, Registration, Tier, TraceEntry,
 };
+use parking_lot::Mutex;
 use permissions::{Decision, SessionFacts, Verdict};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use session::{BlockingSession, LogLine, Raised, SessionConfig, SessionRaise, SettingsInputs};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 use tempfile::TempDir;
 
@@ -352,10 +353,6 @@ impl StepRun {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl World {
     fn new(loaded: &LoadedScenario, options: &RunOptions, twin: Twin) -> Result<World, SetupError> {
         let sc = &loaded.scenario;
@@ -461,7 +458,7 @@ impl World {
     }
 
     fn raise(&self, raise: &RaiseStep) -> StepRun {
-        lock(&self.ran).clear();
+        self.ran.lock().clear();
         let event = crate::expect::substitute(&raise.event, &self.cwd_str(), &self.home_str());
         let core = raise
             .core
@@ -519,7 +516,7 @@ impl World {
             )
         });
         let log = self.session.take_log();
-        let ran = std::mem::take(&mut *lock(&self.ran));
+        let ran = std::mem::take(&mut *self.ran.lock());
         StepRun {
             answer,
             trace,
@@ -633,7 +630,7 @@ fn behaviour_hook(
        + 'static {
     move |_cx: Cx, e: Event, next: Next| {
         {
-            let mut r = lock(&ran);
+            let mut r = ran.lock();
             if !r.contains(&id) {
                 r.push(id.clone());
             }

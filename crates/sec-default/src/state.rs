@@ -3,9 +3,10 @@
 
 use crate::tool_register_refusal::ReservedScopes;
 use fnhooks::CopySource;
+use parking_lot::Mutex;
 use policy::ManagedSettings;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 /// The plugin instance's memory: the held notices already told, and the provenance
 /// heard at admission keyed by id.
@@ -31,16 +32,12 @@ pub struct Admitted {
     pub source: Option<CopySource>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl State {
     /// Marks the notice `key` told; returns `true` the first time only.
     ///
     /// SPEC §3.6 step 7
     pub fn first_telling(&self, key: String) -> bool {
-        lock(&self.told).insert(key)
+        self.told.lock().insert(key)
     }
 
     /// Records the provenance and copy source heard at a module's admission, keyed by
@@ -52,7 +49,9 @@ impl State {
             provenance: provenance.to_owned(),
             source,
         };
-        lock(&self.admitted).insert(::policy::id_key(provenance), heard);
+        self.admitted
+            .lock()
+            .insert(::policy::id_key(provenance), heard);
     }
 
     /// What was heard at admission for the caller whose pinned id is `id`.
@@ -60,13 +59,13 @@ impl State {
     /// SPEC §3.4 (exemption)
     #[must_use]
     pub fn admitted_as(&self, id: &str) -> Option<Admitted> {
-        lock(&self.admitted).get(&::policy::id_key(id)).cloned()
+        self.admitted.lock().get(&::policy::id_key(id)).cloned()
     }
 
     /// The reservations of `policy`, compiled once per policy content (SPEC §3.4; a
     /// burst of registrations under one policy compiles them once).
     pub fn reserved_scopes(&self, policy: &ManagedSettings) -> Arc<ReservedScopes> {
-        let mut cached = lock(&self.scopes);
+        let mut cached = self.scopes.lock();
         if let Some((seen, scopes)) = cached.as_ref() {
             if seen == policy {
                 return Arc::clone(scopes);

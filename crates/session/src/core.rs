@@ -7,13 +7,14 @@ use events::{
     ToolList, ToolRegister, Tools, UiLog,
 };
 use fnhooks::{escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Router};
+use parking_lot::Mutex;
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
 use permissions::{Decision, Mode, Question, RuleSet, SessionFacts, SettingsSource, Verdict};
 use policy::{MemoRead, Policy, PolicyError, PolicyMemo};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 /// One line as finally written to the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -85,10 +86,6 @@ pub struct SessionCore {
     transcript_path: String,
     rewrites: Rewrites,
     hook_runner: HookRunner,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl SessionCore {
@@ -167,7 +164,7 @@ impl SessionCore {
                 }
             }
         }
-        *lock(&self.env) = env;
+        *self.env.lock() = env;
     }
 
     /// Reads the managed policy through the session's one memo (SPEC §2.1); on first
@@ -182,7 +179,7 @@ impl SessionCore {
             first_sight,
         } = self.memo.read()?;
         if first_sight {
-            let mut log = lock(&self.log);
+            let mut log = self.log.lock();
             for w in &policy.warnings {
                 log.push(LogLine {
                     channel: Channel::Debug,
@@ -204,13 +201,13 @@ impl SessionCore {
     }
 
     pub(crate) fn take_log(&self) -> Vec<LogLine> {
-        std::mem::take(&mut *lock(&self.log))
+        std::mem::take(&mut *self.log.lock())
     }
 
     /// The current value of a variable of the engine's children.
     #[must_use]
     pub fn env_var(&self, name: &str) -> Option<String> {
-        lock(&self.env).get(name).cloned()
+        self.env.lock().get(name).cloned()
     }
 
     /// The session's environment as it is now: the shell a `Bash` command runs in
@@ -218,7 +215,7 @@ impl SessionCore {
     /// see"). A copy, name to value.
     #[must_use]
     pub fn env(&self) -> BTreeMap<String, String> {
-        lock(&self.env).clone()
+        self.env.lock().clone()
     }
 
     /// Writes an engine line (SPEC §1.9) straight to the log, past the `ui.log` chain.
@@ -227,11 +224,11 @@ impl SessionCore {
     }
 
     fn write(&self, channel: Channel, text: String) {
-        lock(&self.log).push(LogLine { channel, text });
+        self.log.lock().push(LogLine { channel, text });
     }
 
     fn rules_for(&self, policy: &Arc<Policy>) -> (Arc<RuleSet>, Arc<ClassicHooks>) {
-        let mut cached = lock(&self.rules);
+        let mut cached = self.rules.lock();
         if let Some(r) = cached.as_mut() {
             // The same content read again (a new memo window) keeps its rules, and its
             // warnings are not written again.
@@ -320,7 +317,7 @@ impl SessionCore {
     /// Takes the classic `PreToolUse` hooks' `updatedInput` the core met for this
     /// `tool_use_id` (SPEC §4 "Rewrites"), if any.
     pub(crate) fn take_hook_rewrite(&self, tool_use_id: &str) -> Option<Value> {
-        lock(&self.rewrites).remove(tool_use_id)
+        self.rewrites.lock().remove(tool_use_id)
     }
 
     /// The session's id and transcript path as classic hooks read them (SPEC §4 "Classic
@@ -375,7 +372,7 @@ impl SessionCore {
     /// run ([`HookRunner::NotRun`]).
     fn classic_pre_tool_use(&self, e: &Event) -> Answer {
         let (_, hooks) = self.judge_and_hooks();
-        let env = lock(&self.env).clone();
+        let env = self.env.lock().clone();
         let combined =
             hooks.run_pre_tool_use_with(&e.to_value(), &self.facts, &env, self.hook_runner);
         for run in &combined.runs {
@@ -460,7 +457,7 @@ impl SessionCore {
         if let Some(why) = not_a_variable_refusal(&set.name) {
             return refusal(why);
         }
-        let mut env = lock(&self.env);
+        let mut env = self.env.lock();
         match set.value {
             Some(v) => env.insert(set.name, v),
             None => env.remove(&set.name),
@@ -473,14 +470,14 @@ impl SessionCore {
     fn env_get(&self, e: &Event) -> Value {
         let value = EnvGet::read(e)
             .filter(|get| not_a_variable(&get.name).is_none())
-            .and_then(|get| lock(&self.env).get(&get.name).cloned());
+            .and_then(|get| self.env.lock().get(&get.name).cloned());
         json!({ "value": value })
     }
 
     /// `tool.register` (SPEC §1.7): the tool's full name under its registering plugin.
     fn tool_register(&self, cx: &Cx, e: &ToolRegister) -> Registered {
         let full = events::registered_tool_name(&cx.origin().plugin, &e.name);
-        let mut reg = lock(&self.registered);
+        let mut reg = self.registered.lock();
         if !reg.contains(&full) {
             reg.push(full.clone());
         }
@@ -493,7 +490,7 @@ impl SessionCore {
     /// `tool.list` (SPEC §3.5): the engine's tools, then those registered at run time.
     fn tool_list(&self) -> Tools {
         let mut tools = self.tools.clone();
-        tools.extend(lock(&self.registered).iter().map(|n| json!({ "name": n })));
+        tools.extend(self.registered.lock().iter().map(|n| json!({ "name": n })));
         Tools {
             tools: Some(tools),
             ..Tools::default()
@@ -696,7 +693,7 @@ impl CheckPlan {
         if let Some(updated) = hook.updated_input.as_ref().filter(|u| **u != self.input) {
             let rewritten = self.judge.verdict(&self.tool, updated);
             base = classic::stricter_with_rules(rewritten, base);
-            let mut rewrites = lock(&self.rewrites);
+            let mut rewrites = self.rewrites.lock();
             if rewrites.len() >= REWRITES_KEPT {
                 rewrites.clear();
             }

@@ -23,12 +23,13 @@ use fnhooks::{
     Answer, ChainError, Engine, Event, EventType, Origin, Plugin, PluginInfo, Raise, Tier,
     TraceEntry,
 };
+use parking_lot::Mutex;
 use permissions::{Decision, Mode, Outcome, SessionFacts, Verdict};
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How to start a session.
@@ -220,10 +221,6 @@ struct SeatState {
     prepend_plugins: Option<Vec<String>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
@@ -297,7 +294,7 @@ impl Session {
             .partition(|p| p.info.tier == Tier::User);
         for p in org.into_iter().chain(people) {
             let answer = session.admit(&p, false).await;
-            lock(&session.admissions).push((p.info.id.clone(), answer));
+            session.admissions.lock().push((p.info.id.clone(), answer));
         }
         Ok(session)
     }
@@ -321,7 +318,7 @@ impl Session {
             }
         };
         let want = want && self.config_seated;
-        let mut st = lock(&self.seated);
+        let mut st = self.seated.lock();
         // A policy that becomes unreadable seats the security default (fail closed);
         // otherwise seating is decided again only when `prependPlugins` changed.
         let changed = match &read {
@@ -389,13 +386,13 @@ impl Session {
     /// Whether the security default is seated now.
     #[must_use]
     pub fn is_seated(&self) -> bool {
-        lock(&self.seated).seated
+        self.seated.lock().seated
     }
 
     /// What `plugin.register` answered for each listed plugin at start, in admission order.
     #[must_use]
     pub fn admissions(&self) -> Vec<(String, Answer)> {
-        lock(&self.admissions).clone()
+        self.admissions.lock().clone()
     }
 
     /// The plugins the session lists (admitted or not), in chain order.

@@ -151,10 +151,6 @@ pub struct ClassicHooks {
     groups: Vec<Group>,
 }
 
-fn escape_pointer(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
-}
-
 pub(super) fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
@@ -230,7 +226,8 @@ impl ClassicHooks {
                 continue;
             };
             for (event, list) in events {
-                let base = format!("/hooks/{}", escape_pointer(event));
+                let mut base = String::from("/hooks");
+                policy::pointer::push_key(&mut base, event);
                 read_event(*source, event, list, &base, &mut groups, &mut warnings);
             }
         }

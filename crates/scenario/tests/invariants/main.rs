@@ -28,6 +28,7 @@
 //! a run.
 
 use fnhooks::{answer_to_json, Event, Tier};
+use parking_lot::Mutex;
 use permissions::{Decision, Verdict};
 use policy::SEC_DEFAULT_ID;
 use proptest::prelude::*;
@@ -36,7 +37,7 @@ use scenario::format::PluginSpec;
 use scenario::run::scripted_plugin;
 use serde_json::{json, Map, Value};
 use session::{BlockingSession, Raised, SessionConfig, SessionRaise};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 mod case;

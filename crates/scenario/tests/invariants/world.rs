@@ -85,7 +85,7 @@ pub(crate) fn world(r: &Rendered, twin: Twin) -> World {
 impl World {
     #[allow(clippy::unwrap_used)]
     pub(crate) fn step(&self, s: &RStep) -> Out {
-        self.ran.lock().unwrap().clear();
+        self.ran.lock().clear();
         let (answer, trace) = if let Some(id) = &s.reload {
             match self.session.reload(id) {
                 Ok(a) => (answer_to_json(&a), Vec::new()),
@@ -101,7 +101,7 @@ impl World {
                 Err(e) => (json!({"$raise_error": e.to_string()}), Vec::new()),
             }
         };
-        let ran = std::mem::take(&mut *self.ran.lock().unwrap());
+        let ran = std::mem::take(&mut *self.ran.lock());
         let answer = serde_json::from_str(&self.untemp(&answer.to_string())).unwrap();
         Out {
             answer,
