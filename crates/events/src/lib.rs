@@ -1,7 +1,3 @@
-//! `events`: the event catalogue of SPEC §1.5, declared once as types and handed to the
-//! engine ([`catalogue`]).
-//!
-//! The crate's README is its documentation:
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 

@@ -1,6 +1,3 @@
-//! `fnhooks`: function hooks for coding agents — the engine's chain (SPEC §1).
-//!
-//! The crate's README is its documentation:
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 

@@ -1,30 +1,4 @@
-//! `fuzzing`: the bodies of the project's fuzz targets (issue 4, "Fuzzing").
-//!
-//! Each target is one function taking the fuzzer's bytes and checking the
-//! target's oracle. A body returns `Err(finding)` when the oracle does not
-//! hold; a panic inside the code under test is a finding too. Two drivers
-//! call the bodies:
-//!
-//! - the cargo-fuzz targets in `/fuzz` (libFuzzer, coverage-guided; see
-//!   `fuzz/README.md`), which panic on `Err`;
-//! - the stable `cargo test -p fuzzing` drivers in `tests/drivers.rs`
-//!   (proptest, a bounded number of inputs, plus the real inputs and the
-//!   regression seeds under `tests/regressions/<target>/`), which run in CI.
-//!   Findings not yet fixed in the crate they are about wait in
-//!   `tests/pending/<target>/`, run only by the ignored test `pending_findings`.
-//!
-//! Every body bounds its own work: inputs longer than [`MAX_INPUT`] are
-//! skipped, so no input hangs a body.
-//!
-//! | target | body |
-//! |---|---|
-//! | `managed_settings` | [`managed_settings`] |
-//! | `managed_mcp` | [`managed_mcp`] |
-//! | `scenario_file` | [`scenario_file`] |
-//! | `permission_rule` | [`permission_rule`] |
-//! | `shell_split` | [`shell_split`] |
-//! | `fold` | [`fold`] |
-//! | `json_positions` | [`json_positions`] |
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -1,15 +1,4 @@
-//! `scenario`: the scenario file format `sec-default test` runs (SCENARIOS.md).
-//!
-//! - [`format`](mod@format): serde types of a scenario file ([`Scenario`], [`PolicySpec`],
-//!   [`PluginSpec`], [`Behaviour`], [`Step`], ...), every closed object rejecting
-//!   unknown keys;
-//! - [`load`]: [`load_file`] / [`load_paths`], with errors that name the file, the
-//!   JSON pointer and what was expected ([`FormatError`]);
-//! - [`materialize`]: writing the managed folder, `change_policy` steps and
-//!   `session.files` to a folder the runner owns;
-//! - [`expect`]: the expectation matcher ([`match_value`], [`match_log`],
-//!   [`match_ran`], [`match_answer`]);
-//! - [`schema`]: the JSON Schema of the format (checked in as `scenario.schema.json`).
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

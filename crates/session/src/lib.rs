@@ -1,8 +1,3 @@
-//! `session`: the engine's session — the `core` answer of every event, the managed
-//! policy read through one memo, the settings sources, the environment of the engine's
-//! children, the log, plugin admission, and the seating of the security default.
-//!
-//! The crate's README is its documentation:
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
