@@ -611,6 +611,13 @@ impl Link {
 /// ```compile_fail
 /// fn unseat(cx: fnhooks::Cx) { cx.unseat("cc-plugin-sec-default@builtin"); }
 /// ```
+///
+/// ```compile_fail
+/// fn seat(cx: fnhooks::Cx, p: fnhooks::Plugin) { cx.seat(p); }
+/// ```
+///
+/// A `cx` kept past its plugin's seat (stored by a hook, and used after a reload refused
+/// the plugin) raises nothing: its raise answers an error.
 #[derive(Clone)]
 pub struct Cx {
     inner: Arc<EngineInner>,
@@ -666,6 +673,23 @@ impl Cx {
     ///
     /// The chain's error.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
+        // A `cx` kept past its plugin's seat (a reload refused it, or it was unseated)
+        // raises nothing: only a seated plugin raises events (SPEC §1.4, §3.9).
+        if let Some(plugin) = &self.plugin {
+            let seated = self
+                .inner
+                .plugins
+                .read()
+                .iter()
+                .any(|p| Arc::ptr_eq(&p.info, plugin));
+            if !seated {
+                let msg = format!(
+                    "{} is no longer seated, so it cannot raise events",
+                    crate::escaped(&plugin.id)
+                );
+                return Box::pin(async move { Err(ChainError::new(FailureKind::Error, msg)) });
+            }
+        }
         let excluded: Arc<[HookKey]> = match self.own {
             Some(own) => self.excluded.iter().copied().chain([own]).collect(),
             None => Arc::clone(&self.excluded),

@@ -237,3 +237,32 @@ fn an_engine_raise_runs_on_another_executor_thread() {
         .unwrap();
     assert_eq!(answer["text"], "hello ada");
 }
+
+#[test]
+fn a_cx_kept_past_its_plugins_seat_raises_nothing() {
+    let (engine, _) = engine();
+    let kept: Arc<Mutex<Option<Cx>>> = Arc::default();
+    let keep = Arc::clone(&kept);
+    engine.seat(Plugin::new(info("hoarder", Tier::User)).with(Registration::on(
+        "greet",
+        move |cx: Cx, e: Event, next: Next| {
+            *keep.lock().unwrap() = Some(cx);
+            async move { Ok(next.run(e).await?) }
+        },
+    )));
+    engine.raise_blocking(greet(json!({"name": "ada"}))).unwrap();
+    let cx = kept.lock().unwrap().clone().unwrap();
+    // Seated: the kept `cx` still raises as its plugin.
+    let ok = futures::executor::block_on(cx.raise(greet(json!({"name": "bob"}))));
+    assert_eq!(ok.unwrap()["text"], "hello bob");
+    // Unseated (or replaced by a reload): it raises nothing.
+    assert!(engine.unseat("hoarder@t"));
+    let err = futures::executor::block_on(cx.raise(greet(json!({"name": "bob"})))).unwrap_err();
+    assert!(err.to_string().contains("no longer seated"), "{err}");
+    engine.seat(Plugin::new(info("hoarder", Tier::User)));
+    let err = futures::executor::block_on(cx.raise(greet(json!({"name": "bob"})))).unwrap_err();
+    assert!(
+        err.to_string().contains("no longer seated"),
+        "a reseated plugin's old cx stays closed: {err}"
+    );
+}
