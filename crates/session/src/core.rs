@@ -542,8 +542,15 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
             let answer = classic_core.classic_pre_tool_use(&e);
             async move { answer }
         })
-        .on::<SettingsRead, _, _>(move |_cx, e| {
-            let answer = settings.settings_read(&e);
+        // Untyped at the router, so the settings object is answered as read, not copied
+        // again through serde.
+        .on_json(names::SETTINGS_READ, move |_cx, e| {
+            let answer = SettingsRead::read(&e)
+                .ok_or_else(|| {
+                    ChainError::new(FailureKind::Error, "settings.read is not of its shape")
+                })
+                .and_then(|read| settings.settings_read(&read))
+                .map(Value::Object);
             async move { answer }
         })
         .on_json(names::ENV_SET, move |_cx, e| {
