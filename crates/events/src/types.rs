@@ -63,6 +63,26 @@ macro_rules! input_type {
     };
 }
 
+/// An answer with one optional string field `$key`, present only as a string.
+macro_rules! string_answer {
+    ($(#[$doc:meta])* $ty:ident, $(#[$kdoc:meta])* $key:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct $ty {
+            $(#[$kdoc])*
+            #[serde(
+                default,
+                deserialize_with = "present",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub $key: Option<String>,
+            /// Fields no type names.
+            #[serde(flatten)]
+            pub rest: Fields,
+        }
+    };
+}
+
 /// `tool.check`: the pinned question (SPEC §1.2, §1.6); every field is pinned. Its
 /// answer is a [`Verdict`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,20 +185,12 @@ pub struct Registered {
     pub rest: Fields,
 }
 
-/// An answer that may refuse (`env.set`, SPEC §1.7): `{}` or `{deny}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Refusal {
+string_answer!(
+    /// An answer that may refuse (`env.set`, SPEC §1.7): `{}` or `{deny}`.
+    Refusal,
     /// Why it was refused.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub deny: Option<String>,
-    /// Fields no type names.
-    #[serde(flatten)]
-    pub rest: Fields,
-}
+    deny
+);
 
 /// `plugin.register`: a hooks module is admitted (SPEC §3.9). Answer [`Admission`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,20 +216,13 @@ input_type!(
     Admission
 );
 
-/// `plugin.register`'s answer (SPEC §1.7): `{admitted: true}` or `{refuse}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Admission {
+string_answer!(
+    /// `plugin.register`'s answer (SPEC §1.7): `{admitted: true}` or `{refuse}`; the
+    /// other fields (`admitted`) in `rest`.
+    Admission,
     /// Why the module was refused.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub refuse: Option<String>,
-    /// Fields no type names (`admitted`).
-    #[serde(flatten)]
-    pub rest: Fields,
-}
+    refuse
+);
 
 /// `settings.read`: anyone reads settings (SPEC §1.5). Answer: the settings object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,20 +278,12 @@ input_type!(
     Text
 );
 
-/// An answer with text (`prompt.section`, `session.append`, ...): `{text?}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Text {
+string_answer!(
+    /// An answer with text (`prompt.section`, `session.append`, ...): `{text?}`.
+    Text,
     /// The text.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub text: Option<String>,
-    /// Fields no type names.
-    #[serde(flatten)]
-    pub rest: Fields,
-}
+    text
+);
 
 /// An answer with a list under `$key` (`prompt.context` `items`, `prompt.compose`
 /// `sections`, `tool.list` `tools`).

@@ -243,14 +243,18 @@ fn a_cx_kept_past_its_plugins_seat_raises_nothing() {
     let (engine, _) = engine();
     let kept: Arc<Mutex<Option<Cx>>> = Arc::default();
     let keep = Arc::clone(&kept);
-    engine.seat(Plugin::new(info("hoarder", Tier::User)).with(Registration::on(
-        "greet",
-        move |cx: Cx, e: Event, next: Next| {
-            *keep.lock().unwrap() = Some(cx);
-            async move { Ok(next.run(e).await?) }
-        },
-    )));
-    engine.raise_blocking(greet(json!({"name": "ada"}))).unwrap();
+    engine.seat(
+        Plugin::new(info("hoarder", Tier::User)).with(Registration::on(
+            "greet",
+            move |cx: Cx, e: Event, next: Next| {
+                *keep.lock().unwrap() = Some(cx);
+                async move { Ok(next.run(e).await?) }
+            },
+        )),
+    );
+    engine
+        .raise_blocking(greet(json!({"name": "ada"})))
+        .unwrap();
     let cx = kept.lock().unwrap().clone().unwrap();
     // Seated: the kept `cx` still raises as its plugin.
     let ok = futures::executor::block_on(cx.raise(greet(json!({"name": "bob"}))));
