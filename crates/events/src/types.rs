@@ -119,6 +119,19 @@ pub struct ToolCall {
 }
 input_type!(ToolCall, names::TOOL_CALL, Pins::NONE, Fields);
 
+impl ToolCall {
+    /// The model's call of `tool` with `input`, under the tool use's id.
+    #[must_use]
+    pub fn new(tool: impl Into<String>, input: Value, tool_use_id: impl Into<String>) -> Self {
+        ToolCall {
+            tool: tool.into(),
+            input,
+            tool_use_id: tool_use_id.into(),
+            rest: Fields::new(),
+        }
+    }
+}
+
 /// `env.set`: a plugin sets (`value`) or unsets (`None`) a variable of the engine's
 /// children (SPEC §3.8). Answer `{}` or `{deny}` ([`Refusal`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -59,7 +59,7 @@ impl Pins {
 /// assert!(catalogue.is_declared("greet"));
 /// ```
 pub trait EventType: Send + Sync + 'static {
-    /// The event's name (`tool.check`).
+    /// The event's name, as the embedding program's catalogue spells it.
     const NAME: &'static str;
     /// Its pinned fields (SPEC §1.2).
     const PINS: Pins;

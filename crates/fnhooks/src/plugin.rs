@@ -215,6 +215,21 @@ pub struct PluginInfo {
     pub source: Option<CopySource>,
 }
 
+impl PluginInfo {
+    /// A plugin of this recorded id (`<name>@<marketplace>`), manifest name and tier,
+    /// in no shared worker, with no copy source said.
+    #[must_use]
+    pub fn new(id: impl Into<String>, name: impl Into<String>, tier: Tier) -> Self {
+        PluginInfo {
+            id: id.into(),
+            name: name.into(),
+            tier,
+            worker: None,
+            source: None,
+        }
+    }
+}
+
 /// How the loader found a plugin's copy, heard at `plugin.register` as its pinned
 /// `source` (SPEC §3.4 exemption **\[decision\]**: only a copy read in place from a
 /// `directory` marketplace that managed settings name is vouched for).

@@ -11,6 +11,7 @@ pub use crate::core::{
     catalogue, not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
 };
 pub use permissions::classic::HookRunner;
+pub use permissions::{Decision, Outcome, Verdict};
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
 
 use events::{names, ToolCall};
@@ -19,7 +20,7 @@ use fnhooks::{
     TraceEntry,
 };
 use parking_lot::Mutex;
-use permissions::{Decision, Mode, Outcome, SessionFacts, Verdict};
+use permissions::{Mode, SessionFacts};
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -185,7 +186,11 @@ pub struct ToolUse {
     pub verdict: Verdict,
     /// `run`, `prompt`, `host`, `refused` (SPEC §1.6 `outcome`).
     pub outcome: Outcome,
-    /// The `tool.check` chain run (empty when `tool.call` refused the call).
+    /// The `tool.check` chain run (empty when `tool.call` refused the call). Where the
+    /// security default held the verdict, the entries beneath it are those of the check
+    /// re-run past the user tier (SPEC §3.6): the person's attempt shows in the notices
+    /// ([`Session::take_log`]). The engine's own check of the call the model asked for
+    /// (step 3 of [`Session::tool_use`]) runs after the chain and is not in it.
     #[serde(skip)]
     pub trace: Vec<TraceEntry>,
 }
@@ -214,6 +219,45 @@ pub struct Session {
 struct SeatState {
     seated: bool,
     prepend_plugins: Option<Vec<String>>,
+}
+
+/// `listed` (in chain order) split into the plugins whose ids are their own, and those
+/// refused because an earlier one, an organization's or the engine's module (admitted
+/// first), or the security default already holds the id ([`policy::ids_equal`]), each
+/// with the line that says why.
+fn unique_ids(listed: Vec<Plugin>) -> (Vec<Plugin>, Vec<(Plugin, String)>) {
+    let (people, org): (Vec<Plugin>, Vec<Plugin>) =
+        listed.into_iter().partition(|p| p.info.tier == Tier::User);
+    let mut held: Vec<(String, &'static str)> =
+        vec![(sec_default::ID.to_owned(), "the security default")];
+    let mut kept = Vec::new();
+    let mut taken = Vec::new();
+    for p in org.into_iter().chain(people) {
+        let holder = held
+            .iter()
+            .find(|(id, _)| policy::ids_equal(id, &p.info.id))
+            .map(|(_, who)| *who);
+        match holder {
+            Some(who) => {
+                let why = format!(
+                    "{} was not loaded: its id is held by {who}",
+                    fnhooks::escaped(&p.info.id)
+                );
+                taken.push((p, why));
+            }
+            None => {
+                let who = if p.info.tier == Tier::User {
+                    "another plugin you installed"
+                } else {
+                    "an organization's or built-in plugin"
+                };
+                held.push((p.info.id.clone(), who));
+                kept.push(p);
+            }
+        }
+    }
+    kept.sort_by_key(|p| p.info.tier);
+    (kept, taken)
 }
 
 impl std::fmt::Debug for Session {
@@ -270,6 +314,11 @@ impl Session {
         );
         let mut listed = plugins;
         listed.sort_by_key(|p| p.info.tier);
+        // One id, one plugin (SPEC §1.1, §2.3): the security default's id is its own, and
+        // an id the organization's or the engine's modules hold (or an earlier person's
+        // module) is refused to every later module, which is then not listed at all. A
+        // person's module can never take the seat of another by taking its id.
+        let (listed, taken) = unique_ids(listed);
         let session = Session {
             engine,
             core,
@@ -290,6 +339,17 @@ impl Session {
         for p in org.into_iter().chain(people) {
             let answer = session.admit(&p, false).await;
             session.admissions.lock().push((p.info.id.clone(), answer));
+        }
+        for (p, why) in taken {
+            session
+                .core
+                .engine_line(fnhooks::Channel::Debug, why.clone());
+            let mut refused = Map::new();
+            refused.insert("refuse".into(), Value::String(why));
+            session
+                .admissions
+                .lock()
+                .push((p.info.id, Ok(Value::Object(refused))));
         }
         Ok(session)
     }
@@ -423,13 +483,8 @@ impl Session {
         let Some(id) = from else {
             return Ok(Origin::engine());
         };
-        if id == sec_default::ID {
-            return Ok(Origin {
-                tier: Tier::Prepend,
-                plugin: sec_default::NAME.to_owned(),
-                id: id.to_owned(),
-            });
-        }
+        // Only a listed plugin raises through the session: the security default raises
+        // through its own hooks' `cx`, never by id (SPEC §1.1).
         let info = self
             .listed
             .iter()
