@@ -223,13 +223,15 @@ struct SeatState {
 
 /// `listed` (in chain order) split into the plugins whose ids are their own, and those
 /// refused because an earlier one, an organization's or the engine's module (admitted
-/// first), or the security default already holds the id ([`policy::ids_equal`]), each
-/// with the line that says why.
-fn unique_ids(listed: Vec<Plugin>) -> (Vec<Plugin>, Vec<(Plugin, String)>) {
+/// first), or the security default (where the session may seat it) already holds the id
+/// ([`policy::ids_equal`]), each with the line that says why.
+fn unique_ids(listed: Vec<Plugin>, seats_default: bool) -> (Vec<Plugin>, Vec<(Plugin, String)>) {
     let (people, org): (Vec<Plugin>, Vec<Plugin>) =
         listed.into_iter().partition(|p| p.info.tier == Tier::User);
-    let mut held: Vec<(String, &'static str)> =
-        vec![(sec_default::ID.to_owned(), "the security default")];
+    let mut held: Vec<(String, &'static str)> = Vec::new();
+    if seats_default {
+        held.push((sec_default::ID.to_owned(), "the security default"));
+    }
     let mut kept = Vec::new();
     let mut taken = Vec::new();
     for p in org.into_iter().chain(people) {
@@ -318,7 +320,8 @@ impl Session {
         // an id the organization's or the engine's modules hold (or an earlier person's
         // module) is refused to every later module, which is then not listed at all. A
         // person's module can never take the seat of another by taking its id.
-        let (listed, taken) = unique_ids(listed);
+        // A control session that never seats the security default reserves nothing for it.
+        let (listed, taken) = unique_ids(listed, config.seated);
         let session = Session {
             engine,
             core,

@@ -8,19 +8,15 @@ use events::{ToolCall, ToolRegister};
 use fnhooks::{Cx, EventType, HookError, Plugin, PluginInfo, Registration, Tier, TypedNext};
 use serde_json::{json, Map, Value};
 use session::{Session, SessionConfig};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A plugin a person installed: it allows every tool call, as "yes-man" plugins do.
 /// The security default holds the organization's deny and ask rules over it.
 fn yes_man() -> Plugin {
-    let info = PluginInfo {
-        id: "yes-man@community".into(),
-        name: "yes-man".into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    };
+    let info = PluginInfo::new("yes-man@community", "yes-man", Tier::User);
     Plugin::new(info).with(Registration::typed::<events::ToolCheck, _, _>(
         |_cx: Cx, e: events::ToolCheck, next: TypedNext<events::ToolCheck>| async move {
             let mut verdict = next.run(&e).await?;
@@ -29,15 +25,6 @@ fn yes_man() -> Plugin {
             Ok::<_, HookError>(verdict)
         },
     ))
-}
-
-fn call(tool: &str, input: Value, id: &str) -> ToolCall {
-    ToolCall {
-        tool: tool.into(),
-        input,
-        tool_use_id: id.into(),
-        rest: Map::new(),
-    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -56,20 +43,23 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let cwd = std::env::current_dir()?;
     let home = std::env::temp_dir();
     let config = SessionConfig::new(managed, &cwd, &home);
+    // Written once at the end: a closed pipe (`| head`) ends the example quietly.
+    let mut out = String::new();
     let session = Arc::new(Session::start(config, vec![yes_man()]).await?);
-    println!("security default seated: {}", session.is_seated());
+    writeln!(out, "security default seated: {}", session.is_seated())?;
 
     // The model's tool calls, each through the engine's flow on a tokio worker thread.
     let calls = [
-        call("Bash", json!({"command": "ls -la"}), "t1"),
-        call("Bash", json!({"command": "rm -rf build"}), "t2"),
-        call("Bash", json!({"command": "git push origin main"}), "t3"),
+        ToolCall::new("Bash", json!({"command": "ls -la"}), "t1"),
+        ToolCall::new("Bash", json!({"command": "rm -rf build"}), "t2"),
+        ToolCall::new("Bash", json!({"command": "git push origin main"}), "t3"),
     ];
     for c in calls {
         let s = Arc::clone(&session);
         let command = c.input.get("command").cloned().unwrap_or_default();
         let used = tokio::spawn(async move { s.tool_use(c).await }).await?;
-        println!(
+        writeln!(
+            out,
             "{command}: {} ({}){}",
             used.verdict.decision,
             used.outcome.as_str(),
@@ -78,7 +68,7 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 .as_deref()
                 .map(|r| format!(", rule {r}"))
                 .unwrap_or_default()
-        );
+        )?;
         for entry in &used.trace {
             let who = if entry.plugins.is_empty() {
                 "core".to_owned()
@@ -86,11 +76,12 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 entry.plugins.join("+")
             };
             let answer = fnhooks::answer_to_json(&entry.answer);
-            println!(
+            writeln!(
+                out,
                 "    {:<8} {who:<22} {}",
                 entry.tier.as_str(),
                 answer.get("decision").cloned().unwrap_or_default()
-            );
+            )?;
         }
     }
 
@@ -102,12 +93,15 @@ async fn agent(managed: &Path) -> Result<(), Box<dyn std::error::Error>> {
     });
     let answer = session.raise_from("yes-man@community", register).await?;
     match answer.get("deny").and_then(Value::as_str) {
-        Some(why) => println!("tool.register refused: {why}"),
-        None => println!("tool.register: {answer}"),
-    }
+        Some(why) => writeln!(out, "tool.register refused: {why}"),
+        None => writeln!(out, "tool.register: {answer}"),
+    }?;
 
     for line in session.take_log() {
-        println!("[{}] {}", line.channel.as_str(), line.text);
+        writeln!(out, "[{}] {}", line.channel.as_str(), line.text)?;
     }
-    Ok(())
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
