@@ -209,6 +209,9 @@ pub struct Session {
     engine: Engine,
     core: Arc<SessionCore>,
     listed: Vec<Plugin>,
+    /// Listed modules refused because their id was taken, with the line that says why:
+    /// never admitted, never seated, a reload refuses them again.
+    taken: Vec<(Plugin, String)>,
     admissions: Mutex<Vec<(String, Answer)>>,
     seated: Mutex<SeatState>,
     config_seated: bool,
@@ -219,6 +222,13 @@ pub struct Session {
 struct SeatState {
     seated: bool,
     prepend_plugins: Option<Vec<String>>,
+}
+
+/// The admission answer of a module whose id was taken (SPEC §3.9 `{refuse}`).
+fn taken_refusal(why: &str) -> Value {
+    let mut refused = Map::new();
+    refused.insert("refuse".into(), Value::String(why.to_owned()));
+    Value::Object(refused)
 }
 
 /// `listed` (in chain order) split into the plugins whose ids are their own, and those
@@ -326,6 +336,7 @@ impl Session {
             engine,
             core,
             listed,
+            taken,
             admissions: Mutex::new(Vec::new()),
             seated: Mutex::new(SeatState::default()),
             config_seated: config.seated,
@@ -343,16 +354,14 @@ impl Session {
             let answer = session.admit(&p, false).await;
             session.admissions.lock().push((p.info.id.clone(), answer));
         }
-        for (p, why) in taken {
+        for (p, why) in &session.taken {
             session
                 .core
                 .engine_line(fnhooks::Channel::Debug, why.clone());
-            let mut refused = Map::new();
-            refused.insert("refuse".into(), Value::String(why));
             session
                 .admissions
                 .lock()
-                .push((p.info.id, Ok(Value::Object(refused))));
+                .push((p.info.id.clone(), Ok(taken_refusal(why))));
         }
         Ok(session)
     }
@@ -456,7 +465,14 @@ impl Session {
     /// The plugins the session lists (admitted or not), in chain order.
     #[must_use]
     pub fn listed(&self) -> Vec<PluginInfo> {
-        self.listed.iter().map(|p| p.info.clone()).collect()
+        let mut all: Vec<PluginInfo> = self
+            .listed
+            .iter()
+            .chain(self.taken.iter().map(|(p, _)| p))
+            .map(|p| p.info.clone())
+            .collect();
+        all.sort_by_key(|p| p.tier);
+        all
     }
 
     /// Whether the plugin with this id is seated now (admitted, and not unseated since).
@@ -492,8 +508,14 @@ impl Session {
             .listed
             .iter()
             .find(|p| p.info.id == id)
-            .map(|p| p.info.clone())
-            .ok_or_else(|| RaiseError::UnknownPlugin(id.to_owned()))?;
+            .map(|p| p.info.clone());
+        let info = match info {
+            Some(info) => info,
+            None if self.taken.iter().any(|(p, _)| p.info.id == id) => {
+                return Err(RaiseError::NotAdmitted(id.to_owned()))
+            }
+            None => return Err(RaiseError::UnknownPlugin(id.to_owned())),
+        };
         if self.engine.plugin(id).is_none() {
             return Err(RaiseError::NotAdmitted(id.to_owned()));
         }
@@ -661,13 +683,14 @@ impl Session {
     ///
     /// [`RaiseError::UnknownPlugin`] when the session does not list it.
     pub async fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
-        let p = self
-            .listed
-            .iter()
-            .find(|p| p.info.id == id)
-            .cloned()
-            .ok_or_else(|| RaiseError::UnknownPlugin(id.to_owned()))?;
-        Ok(self.admit(&p, true).await)
+        if let Some(p) = self.listed.iter().find(|p| p.info.id == id) {
+            return Ok(self.admit(p, true).await);
+        }
+        match self.taken.iter().find(|(p, _)| p.info.id == id) {
+            // A module whose id was taken is refused again, and never seated.
+            Some((_, why)) => Ok(Ok(taken_refusal(why))),
+            None => Err(RaiseError::UnknownPlugin(id.to_owned())),
+        }
     }
 
     /// The embedding program says the managed files changed: the next policy read goes

@@ -35,6 +35,7 @@ fn start(seated: bool, settings: SettingsInputs) -> (BlockingSession, tempfile::
     let plugins = vec![
         plugin("envy@community", Tier::User),
         plugin("guard@acme", Tier::Append),
+        plugin("gate@acme", Tier::Prepend),
     ];
     (BlockingSession::start(config, plugins).unwrap(), dir)
 }
@@ -62,7 +63,9 @@ fn a_name_with_an_equals_sign_empty_or_with_nul_is_refused_for_every_caller() {
         for from in [
             Some("envy@community"),
             Some("guard@acme"),
-            Some(sec_default::ID),
+            // a prepend-tier caller (the security default itself raises only through
+            // its hooks' cx, never by id)
+            Some("gate@acme"),
             None,
         ] {
             for (name, shown, why) in [

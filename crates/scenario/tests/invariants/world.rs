@@ -115,7 +115,12 @@ impl World {
     }
 
     pub(crate) fn admitted(&self, id: &str) -> bool {
-        self.session.is_admitted(id)
+        // A person's module under this id is seated (an organization's module may hold
+        // the same id; the person's is then never loaded).
+        self.session
+            .seated()
+            .iter()
+            .any(|p| p.id == id && p.tier == Tier::User)
     }
 
     pub(crate) fn env(&self) -> Vec<Option<String>> {
