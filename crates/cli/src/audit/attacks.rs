@@ -202,9 +202,20 @@ pub(super) const POLICY_SOURCE_VARIABLES: [&str; 9] = [
     "CLAUDE_LOCAL_OAUTH_API_BASE",
 ];
 
-// The always-pinned variables that can load code into a child the engine starts
-// (SPEC §3.8): the security default's own list.
-use sec_default::pinned_variables::CODE_LOADING_VARIABLES;
+/// The always-pinned variables that can load code into a child the engine starts
+/// (SPEC §3.8).
+pub(super) const CODE_LOADING_VARIABLES: [&str; 10] = [
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "DYLD_FRAMEWORK_PATH",
+    "BASH_ENV",
+    "ENV",
+    "ZDOTDIR",
+    "NODE_OPTIONS",
+];
 
 /// The value every attacking write sets.
 const ATTACKER_VALUE: &str = "/tmp/person/payload";
