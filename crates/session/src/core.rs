@@ -507,17 +507,6 @@ fn refusal(why: String) -> Refusal {
     }
 }
 
-/// The catalogue a session hands its engine: SPEC §1.5's ([`events::catalogue`]), whose
-/// `tool.check` fails closed as §1.8 says.
-///
-/// Takes nothing; returns the catalogue.
-///
-/// SPEC §1.5, §1.8
-#[must_use]
-pub fn catalogue() -> fnhooks::Catalogue {
-    events::catalogue()
-}
-
 /// The session's core as a router, one handler per event (SPEC §1.5–§1.7b), the way an
 /// embedding program writes its own; every other event is answered by its own fields.
 pub(crate) fn router(core: &Arc<SessionCore>) -> Router {

@@ -8,8 +8,11 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    catalogue, not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
+    not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
 };
+/// The catalogue a session hands its engine: SPEC §1.5's, whose `tool.check` fails
+/// closed as §1.8 says (SPEC §1.5, §1.8).
+pub use events::catalogue;
 pub use permissions::classic::HookRunner;
 pub use permissions::{Decision, Outcome, Verdict};
 pub use settings::{merge_settings, SettingsInput, SettingsInputs};
