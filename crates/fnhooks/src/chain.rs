@@ -783,6 +783,8 @@ struct NextState {
     /// How many `next` calls and raised events are under way (the clock is paused
     /// while any is).
     depth: u32,
+    /// Whether the hook has suspended, so that its own time is being measured.
+    timing: bool,
 }
 
 /// The rest of the chain, as a hook sees it (SPEC §1.1): `next.run(e)` (the seed's
@@ -916,13 +918,25 @@ impl Next {
     }
 }
 
-/// Stops a hook's own-time clock (entering `next` or a raised event).
+/// Stops a hook's own-time clock (entering `next` or a raised event). The clock is read
+/// only once the hook has suspended ([`NextState::timing`]): a hook that never does
+/// costs no clock read.
 fn pause(state: &Mutex<NextState>) {
     let mut st = state.lock();
-    if st.depth == 0 {
+    if st.depth == 0 && st.timing {
         st.entered = Some(std::time::Instant::now());
     }
     st.depth += 1;
+}
+
+/// Starts a hook's own-time clock at `now`, when it first suspends: inside `next` (or a
+/// raised event) already, that time is not its own.
+fn start_timing(state: &Mutex<NextState>, now: std::time::Instant) {
+    let mut st = state.lock();
+    st.timing = true;
+    if st.depth > 0 && st.entered.is_none() {
+        st.entered = Some(now);
+    }
 }
 
 /// Restarts a hook's own-time clock when the last `next` or raised event returns.
@@ -1173,13 +1187,18 @@ impl ChainRun {
             }
         };
         let fut = AssertUnwindSafe(fut).catch_unwind();
-        let result = own_time_limit(fut, self.engine.hook_timeout, {
-            let state = Arc::clone(state);
-            move || {
-                let st = state.lock();
-                (st.in_next, st.entered)
-            }
-        })
+        let result = own_time_limit(
+            fut,
+            self.engine.hook_timeout,
+            |now| start_timing(state, now),
+            {
+                let state = Arc::clone(state);
+                move || {
+                    let st = state.lock();
+                    (st.in_next, st.entered)
+                }
+            },
+        )
         .await;
         let broke = state.lock().broke.clone();
         let result: HookResult = match result {

@@ -10,20 +10,28 @@ const INSIDE_NEXT_RECHECK: Duration = Duration::from_millis(50);
 
 /// Drives `fut` until it finishes (`Some`) or its own time passes `budget` (`None`).
 /// `in_next` reports the time spent inside `next` so far and, while inside, since when.
+///
+/// The clock starts only when the hook first suspends (DESIGN: no clock read on the hot
+/// path): a hook that finishes on its first poll reads no clock and arms no timer.
+/// `on_suspend` is told then, so that time inside `next` is counted from that moment
+/// too. A hook's first poll runs on the caller's thread and no timer could stop it
+/// anyway; its own time is what it spends suspended, minus its time in `next`.
 pub(crate) async fn own_time_limit<F, T>(
     fut: F,
     budget: Duration,
+    on_suspend: impl FnOnce(Instant),
     in_next: impl Fn() -> (Duration, Option<Instant>),
 ) -> Option<T>
 where
     F: Future<Output = T> + Send,
 {
-    let started = Instant::now();
     let mut fut = Box::pin(fut);
-    // Most hooks finish on their first poll: no timer for them.
+    // Most hooks finish on their first poll: no clock and no timer for them.
     if let Some(out) = futures::FutureExt::now_or_never(&mut fut) {
         return Some(out);
     }
+    let started = Instant::now();
+    on_suspend(started);
     loop {
         let (spent_in_next, entered) = in_next();
         let now = Instant::now();
