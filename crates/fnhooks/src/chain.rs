@@ -1282,13 +1282,7 @@ mod tests {
         for _ in 0..1_000_000 {
             trace = trace_node(entry(), trace);
         }
-        let mut at = trace.as_ref();
-        let mut len = 0usize;
-        while let Some(node) = at {
-            len += 1;
-            at = node.below.as_ref();
-        }
-        assert_eq!(len, 1_000_000);
+        assert_eq!(trace_entries(&trace).len(), 1_000_000);
         drop(trace);
     }
 
