@@ -9,7 +9,7 @@
 
 use crate::event::{Event, HookFailure};
 use crate::plugin::PluginInfo;
-use serde::de::DeserializeOwned;
+use serde::de::{Deserialize, DeserializeOwned};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -74,7 +74,7 @@ pub trait EventType: Send + Sync + 'static {
         if event.name != Self::NAME {
             return None;
         }
-        serde_json::from_value(Value::Object(event.fields.clone())).ok()
+        Self::Input::deserialize(&*event.fields).ok()
     }
 
     /// The event carrying `input` (an input that is not a JSON object gives no fields).
@@ -105,7 +105,7 @@ struct Declared {
 }
 
 fn answer_is<T: DeserializeOwned>(v: &Value) -> bool {
-    v.is_object() && serde_json::from_value::<T>(v.clone()).is_ok()
+    v.is_object() && T::deserialize(v).is_ok()
 }
 
 /// The events an engine knows (SPEC §1.5): declared ones by type, families by prefix
@@ -262,7 +262,8 @@ impl Catalogue {
     /// handed, for [`Catalogue::keeps_pins`] to refuse.
     #[must_use]
     pub fn restore_pins(&self, received: &Event, mut handed: Event) -> Event {
-        if received.name != handed.name {
+        // Fields handed on as received (a pass-through) keep every pin: nothing to do.
+        if received.name != handed.name || Arc::ptr_eq(&received.fields, &handed.fields) {
             return handed;
         }
         let put_back = |handed: &mut Map<String, Value>, k: &str, v: &Value| {
@@ -272,14 +273,18 @@ impl Catalogue {
         };
         match self.pins(&received.name) {
             Pins::All => {
-                for (k, v) in &received.fields {
-                    put_back(&mut handed.fields, k, v);
+                for (k, v) in received.fields.iter() {
+                    if !handed.fields.contains_key(k) {
+                        put_back(handed.fields_mut(), k, v);
+                    }
                 }
             }
             Pins::Fields(keys) => {
                 for k in keys {
                     if let Some(v) = received.fields.get(*k) {
-                        put_back(&mut handed.fields, k, v);
+                        if !handed.fields.contains_key(*k) {
+                            put_back(handed.fields_mut(), k, v);
+                        }
                     }
                 }
             }
@@ -293,6 +298,10 @@ impl Catalogue {
     pub fn keeps_pins(&self, received: &Event, handed: &Event) -> bool {
         if received.name != handed.name {
             return false;
+        }
+        // The very fields received: a pointer comparison, no walk (issue #11).
+        if Arc::ptr_eq(&received.fields, &handed.fields) {
+            return true;
         }
         match self.pins(&received.name) {
             Pins::All => received.fields == handed.fields,

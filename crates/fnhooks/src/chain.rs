@@ -1,18 +1,19 @@
 //! The engine and its chain: `next`, `next.to`, `next.origin`, `next.trace`, pins,
-//! failure handlers and timeouts (SPEC §1.1, §1.2, §1.3, §1.8, §1.9).
+//! failure handlers and timeouts (SPEC §1.1, §1.2, §1.3, §1.8, §1.9). The run itself,
+//! its driver and its trace arena are in `run.rs`.
 
 use crate::catalogue::Catalogue;
-use crate::event::{Event, FailureKind, HookFailure, Origin};
-use crate::plugin::{HookError, HookResult, Plugin, PluginInfo, Registration};
-use crate::timer::own_time_limit;
+use crate::event::{Event, EventName, FailureKind, HookFailure, Origin};
+use crate::plugin::{Pattern, Plugin, PluginInfo, Registration};
+use crate::run::{Driver, HookKey, NextAnswer, Run};
 use crate::Tier;
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +24,10 @@ use std::time::Duration;
 pub struct ChainError(Arc<HookFailure>);
 
 impl ChainError {
+    pub(crate) fn from_failure(failure: HookFailure) -> Self {
+        ChainError(Arc::new(failure))
+    }
+
     /// A new error of this kind with this message.
     #[must_use]
     pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
@@ -97,7 +102,7 @@ impl fmt::Display for Channel {
 /// A set of tiers a run passes over (SPEC §1.1 `next.to`: the tiers strictly between the
 /// caller's and the target, skipped for the rest of that run).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct TierSet(u8);
+pub(crate) struct TierSet(u8);
 
 impl TierSet {
     fn bit(t: Tier) -> u8 {
@@ -108,7 +113,7 @@ impl TierSet {
         TierSet(tiers.iter().fold(0, |acc, t| acc | Self::bit(*t)))
     }
 
-    fn contains(self, t: Tier) -> bool {
+    pub(crate) fn contains(self, t: Tier) -> bool {
         self.0 & Self::bit(t) != 0
     }
 
@@ -120,14 +125,6 @@ impl TierSet {
             .fold(0, |acc, t| acc | Self::bit(*t));
         TierSet(self.0 | between)
     }
-}
-
-/// Which registration of which seated plugin a link runs: a hook's identity, so that an
-/// event a hook raises runs without that hook (SPEC §1.1: no re-entry).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct HookKey {
-    plugin: usize,
-    reg: usize,
 }
 
 /// The engine's own answer of every event (the `core` tier), and its log sink.
@@ -165,7 +162,7 @@ pub struct TraceEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureKind>,
     #[serde(skip)]
-    batch: Option<usize>,
+    pub(crate) batch: Option<usize>,
 }
 
 impl TraceEntry {
@@ -191,46 +188,6 @@ fn ser_answer<S: serde::Serializer>(a: &Answer, s: S) -> Result<S::Ok, S::Error>
 
 fn ser_opt_answer<S: serde::Serializer>(a: &Option<Answer>, s: S) -> Result<S::Ok, S::Error> {
     a.as_ref().map(answer_to_json).serialize(s)
-}
-
-/// A trace as the chain builds it: a persistent list, outermost first, so that a link
-/// prepends its own entry to what ran beneath it without copying (SPEC §1.1 `next.trace`;
-/// DESIGN: no copying on the hot path).
-type Trace = Option<Arc<TraceNode>>;
-
-struct TraceNode {
-    entry: TraceEntry,
-    below: Trace,
-}
-
-/// A trace of any length drops without recursing: each node hands the rest of the list
-/// it owns alone to a loop, so a chain of 100,000 links does not overflow the stack when
-/// its trace goes.
-impl Drop for TraceNode {
-    fn drop(&mut self) {
-        let mut below = self.below.take();
-        while let Some(node) = below {
-            match Arc::try_unwrap(node) {
-                Ok(mut owned) => below = owned.below.take(),
-                Err(_) => break,
-            }
-        }
-    }
-}
-
-fn trace_node(entry: TraceEntry, below: Trace) -> Trace {
-    Some(Arc::new(TraceNode { entry, below }))
-}
-
-/// The entries of a trace, outermost first.
-fn trace_entries(trace: &Trace) -> Vec<TraceEntry> {
-    let mut out = Vec::new();
-    let mut at = trace.as_ref();
-    while let Some(node) = at {
-        out.push(node.entry.clone());
-        at = node.below.as_ref();
-    }
-    out
 }
 
 /// Merges adjacent entries of one batch into one entry under the first member's tier
@@ -270,10 +227,10 @@ fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
 
 /// A seated plugin, with what every link of it shares: its info and its origin, made
 /// once at seating (no per-link copies).
-struct Seated {
-    info: Arc<PluginInfo>,
-    origin: Arc<Origin>,
-    registrations: Vec<Registration>,
+pub(crate) struct Seated {
+    pub(crate) info: Arc<PluginInfo>,
+    pub(crate) origin: Arc<Origin>,
+    pub(crate) registrations: Vec<Registration>,
 }
 
 impl Seated {
@@ -291,11 +248,194 @@ impl Seated {
     }
 }
 
-struct EngineInner {
-    plugins: RwLock<Vec<Arc<Seated>>>,
-    core: Arc<dyn Core>,
-    catalogue: Catalogue,
-    hook_timeout: Duration,
+/// The seated plugins, in chain order, and the epoch of this seating (bumped at every
+/// seat and unseat).
+struct Seating {
+    plugins: Vec<Arc<Seated>>,
+    epoch: u64,
+}
+
+/// How many event names the link index keeps before it starts afresh: a plugin that
+/// raises endless names of a hooked family cannot grow it without bound.
+const INDEX_NAMES: usize = 1024;
+
+/// The links of each event name, found once per seating (issue #11: a raise does not
+/// rescan every registration of every plugin). Filled as names are raised, emptied at
+/// every seat and unseat.
+#[derive(Default)]
+struct LinkIndex {
+    epoch: u64,
+    /// Every event name some registration names exactly.
+    exact: HashSet<String>,
+    /// Every prefix some registration listens to (`classic.`; `""` for `*`).
+    prefixes: Vec<String>,
+    by_name: HashMap<EventName, Candidates>,
+}
+
+impl LinkIndex {
+    fn may_match(&self, name: &str) -> bool {
+        self.exact.contains(name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+    }
+}
+
+/// The links whose pattern matches one event name, in chain order, batched as if every
+/// one runs; `filtered` when some of them narrow by the event's fields.
+#[derive(Clone)]
+struct Candidates {
+    links: Arc<[Link]>,
+    filtered: bool,
+}
+
+pub(crate) struct EngineInner {
+    seating: RwLock<Seating>,
+    index: RwLock<LinkIndex>,
+    pub(crate) core: Arc<dyn Core>,
+    pub(crate) catalogue: Catalogue,
+    pub(crate) hook_timeout: Duration,
+    /// [`Origin::engine`], made once.
+    engine_origin: Arc<Origin>,
+    no_links: Arc<[Link]>,
+    no_hooks: Arc<[HookKey]>,
+}
+
+impl EngineInner {
+    fn epoch(&self) -> u64 {
+        self.seating.read().epoch
+    }
+
+    /// Whether `info` is the info of a plugin seated now.
+    fn is_seated(&self, info: &Arc<PluginInfo>) -> bool {
+        self.seating
+            .read()
+            .plugins
+            .iter()
+            .any(|p| Arc::ptr_eq(&p.info, info))
+    }
+
+    /// The links of `name`'s chain whose pattern matches, from the index.
+    fn candidates(&self, name: &EventName) -> Candidates {
+        {
+            let ix = self.index.read();
+            if let Some(c) = ix.by_name.get(name.as_str()) {
+                return c.clone();
+            }
+            if !ix.may_match(name) {
+                return Candidates {
+                    links: Arc::clone(&self.no_links),
+                    filtered: false,
+                };
+            }
+        }
+        let seating = self.seating.read();
+        let mut links = Vec::new();
+        let mut filtered = false;
+        for p in &seating.plugins {
+            for (reg, r) in p.registrations.iter().enumerate() {
+                if r.pattern.matches(name) {
+                    filtered |= !r.filter.is_empty();
+                    links.push(Link {
+                        plugin: Arc::clone(p),
+                        reg,
+                        batch: None,
+                    });
+                }
+            }
+        }
+        batch(&mut links);
+        let found = Candidates {
+            links: Arc::from(links),
+            filtered,
+        };
+        let mut ix = self.index.write();
+        if ix.epoch == seating.epoch {
+            if ix.by_name.len() >= INDEX_NAMES {
+                ix.by_name.clear();
+            }
+            ix.by_name.insert(name.clone(), found.clone());
+        }
+        found
+    }
+
+    /// The links of `event`'s chain, without the hooks in `excluded`, with their batches
+    /// (SPEC §1.1, §1.3).
+    fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Arc<[Link]> {
+        let found = self.candidates(&event.name);
+        if !found.filtered && excluded.is_empty() {
+            return found.links;
+        }
+        let mut links: Vec<Link> = found
+            .links
+            .iter()
+            .filter(|l| {
+                l.plugin
+                    .registrations
+                    .get(l.reg)
+                    .is_some_and(|r| r.matches(event))
+                    && !excluded.contains(&l.key())
+            })
+            .map(|l| Link {
+                batch: None,
+                ..l.clone()
+            })
+            .collect();
+        if links.is_empty() {
+            return Arc::clone(&self.no_links);
+        }
+        batch(&mut links);
+        Arc::from(links)
+    }
+
+    /// Rebuilds the index's patterns after a seat or unseat, under the seating's write
+    /// lock.
+    fn reindex(&self, seating: &Seating) {
+        let mut ix = self.index.write();
+        ix.epoch = seating.epoch;
+        ix.by_name.clear();
+        ix.exact.clear();
+        ix.prefixes.clear();
+        for p in &seating.plugins {
+            for r in &p.registrations {
+                match &r.pattern {
+                    Pattern::Exact(n) => {
+                        ix.exact.insert(n.clone());
+                    }
+                    Pattern::Prefix(pre) => {
+                        if !ix.prefixes.contains(pre) {
+                            ix.prefixes.push(pre.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Marks batches: adjacent links whose plugins share a worker, never across the
+/// user/append boundary (SPEC §1.1 **\[decision\]**).
+fn batch(links: &mut [Link]) {
+    let mut batch_id = 0usize;
+    let mut i = 0;
+    while i < links.len() {
+        let mut j = i + 1;
+        if let Some(w) = links.get(i).and_then(|l| l.plugin.info.worker.clone()) {
+            let start_user = links
+                .get(i)
+                .is_some_and(|l| l.plugin.info.tier <= Tier::User);
+            while links.get(j).is_some_and(|l| {
+                l.plugin.info.worker.as_deref() == Some(w.as_str())
+                    && (l.plugin.info.tier <= Tier::User) == start_user
+            }) {
+                j += 1;
+            }
+            if j - i > 1 {
+                batch_id += 1;
+                for l in links.iter_mut().take(j).skip(i) {
+                    l.batch = Some(batch_id);
+                }
+            }
+        }
+        i = j;
+    }
 }
 
 /// The engine: its seated plugins in chain order, its core and its catalogue (SPEC §0,
@@ -310,8 +450,9 @@ impl fmt::Debug for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ids: Vec<String> = self
             .inner
-            .plugins
+            .seating
             .read()
+            .plugins
             .iter()
             .map(|p| p.info.id.clone())
             .collect();
@@ -329,7 +470,8 @@ impl fmt::Debug for Engine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Raise {
     event: Event,
-    origin: Origin,
+    /// `None`: the engine.
+    origin: Option<Origin>,
     skipped: Vec<Tier>,
     core_answer: Option<Value>,
 }
@@ -340,7 +482,7 @@ impl Raise {
     pub fn new(event: Event) -> Self {
         Raise {
             event,
-            origin: Origin::engine(),
+            origin: None,
             skipped: Vec::new(),
             core_answer: None,
         }
@@ -349,7 +491,7 @@ impl Raise {
     /// This raise, raised by `origin` (a plugin the embedding program hosts).
     #[must_use]
     pub fn origin(mut self, origin: Origin) -> Self {
-        self.origin = origin;
+        self.origin = Some(origin);
         self
     }
 
@@ -394,10 +536,17 @@ impl Engine {
     pub fn new(core: Arc<dyn Core>, catalogue: Catalogue, hook_timeout: Duration) -> Self {
         Engine {
             inner: Arc::new(EngineInner {
-                plugins: RwLock::new(Vec::new()),
+                seating: RwLock::new(Seating {
+                    plugins: Vec::new(),
+                    epoch: 0,
+                }),
+                index: RwLock::new(LinkIndex::default()),
                 core,
                 catalogue,
                 hook_timeout,
+                engine_origin: Arc::new(Origin::engine()),
+                no_links: Arc::from([]),
+                no_hooks: Arc::from([]),
             }),
         }
     }
@@ -421,35 +570,44 @@ impl Engine {
     }
 
     fn seat_at(&self, plugin: Plugin, first: bool) {
-        let mut plugins = self.inner.plugins.write();
+        let mut seating = self.inner.seating.write();
+        seating.epoch += 1;
+        let plugins = &mut seating.plugins;
         if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == plugin.info.id) {
             *slot = Arc::new(Seated::new(plugin));
-            return;
-        }
-        let tier = plugin.info.tier;
-        let at = if first {
-            plugins.iter().position(|p| p.info.tier >= tier)
         } else {
-            plugins.iter().position(|p| p.info.tier > tier)
+            let tier = plugin.info.tier;
+            let at = if first {
+                plugins.iter().position(|p| p.info.tier >= tier)
+            } else {
+                plugins.iter().position(|p| p.info.tier > tier)
+            }
+            .unwrap_or(plugins.len());
+            plugins.insert(at, Arc::new(Seated::new(plugin)));
         }
-        .unwrap_or(plugins.len());
-        plugins.insert(at, Arc::new(Seated::new(plugin)));
+        self.inner.reindex(&seating);
     }
 
     /// Unseats the plugin with this id; `false` when none was seated.
     pub fn unseat(&self, id: &str) -> bool {
-        let mut plugins = self.inner.plugins.write();
-        let before = plugins.len();
-        plugins.retain(|p| p.info.id != id);
-        plugins.len() != before
+        let mut seating = self.inner.seating.write();
+        let before = seating.plugins.len();
+        seating.plugins.retain(|p| p.info.id != id);
+        let gone = seating.plugins.len() != before;
+        if gone {
+            seating.epoch += 1;
+            self.inner.reindex(&seating);
+        }
+        gone
     }
 
     /// The seated plugins, in chain order.
     #[must_use]
     pub fn plugins(&self) -> Vec<PluginInfo> {
         self.inner
-            .plugins
+            .seating
             .read()
+            .plugins
             .iter()
             .map(|p| PluginInfo::clone(&p.info))
             .collect()
@@ -459,8 +617,9 @@ impl Engine {
     #[must_use]
     pub fn plugin(&self, id: &str) -> Option<PluginInfo> {
         self.inner
-            .plugins
+            .seating
             .read()
+            .plugins
             .iter()
             .find(|p| p.info.id == id)
             .map(|p| PluginInfo::clone(&p.info))
@@ -469,17 +628,14 @@ impl Engine {
     /// Whether some seated plugin hooks `event` (SPEC §1.3).
     #[must_use]
     pub fn is_hooked(&self, event: &Event) -> bool {
-        self.inner
-            .plugins
-            .read()
-            .iter()
-            .any(|p| p.registrations.iter().any(|r| r.matches(event)))
+        !self.inner.links_for(event, &[]).is_empty()
     }
 
     /// Raises an event through its chain (SPEC §1.1): `raise` is an [`Event`] (raised by
     /// the engine) or a [`Raise`] (another origin, skipped tiers, a core answer given).
     /// Where no seated plugin hooks the event, the core answers directly (SPEC §1.3).
-    /// The future runs on any executor.
+    /// The future runs on any executor; the chain's links run one at a time inside it,
+    /// on the heap (a chain's length does not grow the stack).
     ///
     /// # Errors
     ///
@@ -488,20 +644,30 @@ impl Engine {
     pub fn raise(&self, raise: impl Into<Raise>) -> BoxFuture<'static, Answer> {
         let raise = raise.into();
         let skip = TierSet::of(&raise.skipped);
-        let links = self.links_for(&raise.event, &[]);
+        let links = self.inner.links_for(&raise.event, &[]);
+        let origin = match raise.origin {
+            Some(o) => Arc::new(o),
+            None => Arc::clone(&self.inner.engine_origin),
+        };
         if raise.core_answer.is_none() && links.iter().all(|l| skip.contains(l.plugin.info.tier)) {
-            let core_cx = Cx {
-                inner: Arc::clone(&self.inner),
-                plugin: None,
-                origin: Arc::new(raise.origin),
-                clock: None,
-                excluded: Arc::from([]),
-                own: None,
-            };
+            let core_cx = Cx::bare(
+                Arc::clone(&self.inner),
+                origin,
+                Arc::clone(&self.inner.no_hooks),
+            );
             return self.inner.core.answer(core_cx, raise.event);
         }
-        let run = self.run_of(links, &raise, &Arc::from([]));
-        Box::pin(async move { run.run_from(0, raise.event, skip).await.0 })
+        let given = raise.core_answer.map(|v| (raise.event.name.clone(), v));
+        let run = Run::new(
+            Arc::clone(&self.inner),
+            links,
+            origin,
+            Arc::clone(&self.inner.no_hooks),
+            given,
+            self.inner.epoch(),
+        );
+        let driver = Driver::new(run, raise.event, skip);
+        Box::pin(driver.map(|(answer, _)| answer))
     }
 
     /// [`Engine::raise`], also answering the trace of the whole chain run (the entries
@@ -516,11 +682,25 @@ impl Engine {
     ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
         let raise = raise.into();
         let skip = TierSet::of(&raise.skipped);
-        let links = self.links_for(&raise.event, &[]);
-        let run = self.run_of(links, &raise, &Arc::from([]));
+        let links = self.inner.links_for(&raise.event, &[]);
+        let origin = match raise.origin {
+            Some(o) => Arc::new(o),
+            None => Arc::clone(&self.inner.engine_origin),
+        };
+        let given = raise.core_answer.map(|v| (raise.event.name.clone(), v));
+        let run = Run::new(
+            Arc::clone(&self.inner),
+            links,
+            origin,
+            Arc::clone(&self.inner.no_hooks),
+            given,
+            self.inner.epoch(),
+        );
+        let driver = Driver::new(Arc::clone(&run), raise.event, skip);
         Box::pin(async move {
-            let (answer, trace) = run.run_from(0, raise.event, skip).await;
-            (answer, merge_batches(&trace_entries(&trace)))
+            let (answer, node) = driver.await;
+            let entries = run.state.lock().entries(&run.links, node);
+            (answer, merge_batches(&entries))
         })
     }
 
@@ -533,79 +713,42 @@ impl Engine {
     pub fn raise_blocking(&self, raise: impl Into<Raise>) -> Answer {
         futures::executor::block_on(self.raise(raise))
     }
-
-    fn run_of(&self, links: Vec<Link>, raise: &Raise, excluded: &Arc<[HookKey]>) -> Arc<ChainRun> {
-        Arc::new(ChainRun {
-            engine: Arc::clone(&self.inner),
-            links,
-            origin: Arc::new(raise.origin.clone()),
-            excluded: Arc::clone(excluded),
-            core_answer: Mutex::new(None),
-            given: raise
-                .core_answer
-                .clone()
-                .map(|v| (raise.event.name.clone(), v)),
-        })
-    }
-
-    fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
-        links_for(&self.inner, event, excluded)
-    }
 }
 
-/// The links of `event`'s chain, without the hooks in `excluded`, with their batches.
-fn links_for(inner: &EngineInner, event: &Event, excluded: &[HookKey]) -> Vec<Link> {
-    let plugins = inner.plugins.read();
-    let mut links: Vec<Link> = Vec::new();
-    let mut batch_id = 0usize;
-    for p in plugins.iter() {
-        let at = Arc::as_ptr(p) as usize;
-        for (reg, r) in p.registrations.iter().enumerate() {
-            if r.matches(event) && !excluded.contains(&HookKey { plugin: at, reg }) {
-                links.push(Link {
-                    plugin: Arc::clone(p),
-                    reg,
-                    batch: None,
-                });
-            }
-        }
+/// A raise from inside a chain (a hook's or the core's `cx`), without the hooks in
+/// `excluded`.
+fn raise_within(
+    inner: &Arc<EngineInner>,
+    event: Event,
+    origin: Arc<Origin>,
+    excluded: Arc<[HookKey]>,
+) -> BoxFuture<'static, Answer> {
+    let links = inner.links_for(&event, &excluded);
+    if links.is_empty() {
+        let core_cx = Cx::bare(Arc::clone(inner), origin, excluded);
+        return inner.core.answer(core_cx, event);
     }
-    // Batches: adjacent links whose plugins share a worker, never across the
-    // user/append boundary (SPEC §1.1 [decision]).
-    let mut i = 0;
-    while i < links.len() {
-        let mut j = i + 1;
-        if let Some(w) = links.get(i).and_then(|l| l.plugin.info.worker.clone()) {
-            let start_user = links
-                .get(i)
-                .is_some_and(|l| l.plugin.info.tier <= Tier::User);
-            while links.get(j).is_some_and(|l| {
-                l.plugin.info.worker.as_deref() == Some(w.as_str())
-                    && (l.plugin.info.tier <= Tier::User) == start_user
-            }) {
-                j += 1;
-            }
-            if j - i > 1 {
-                batch_id += 1;
-                for l in links.iter_mut().take(j).skip(i) {
-                    l.batch = Some(batch_id);
-                }
-            }
-        }
-        i = j;
-    }
-    links
+    let run = Run::new(
+        Arc::clone(inner),
+        links,
+        origin,
+        excluded,
+        None,
+        inner.epoch(),
+    );
+    Box::pin(Driver::new(run, event, TierSet::default()).map(|(answer, _)| answer))
 }
 
+/// One link of a chain: a registration of a seated plugin, and its batch.
 #[derive(Clone)]
-struct Link {
-    plugin: Arc<Seated>,
-    reg: usize,
-    batch: Option<usize>,
+pub(crate) struct Link {
+    pub(crate) plugin: Arc<Seated>,
+    pub(crate) reg: usize,
+    pub(crate) batch: Option<usize>,
 }
 
 impl Link {
-    fn key(&self) -> HookKey {
+    pub(crate) fn key(&self) -> HookKey {
         HookKey {
             plugin: Arc::as_ptr(&self.plugin) as usize,
             reg: self.reg,
@@ -635,48 +778,101 @@ impl Link {
 /// the plugin) raises nothing: its raise answers an error.
 #[derive(Clone)]
 pub struct Cx {
-    inner: Arc<EngineInner>,
-    plugin: Option<Arc<PluginInfo>>,
-    origin: Arc<Origin>,
-    /// The running hook's own-time clock: time spent in events it raises does not count
-    /// as its own (each of their hooks has its own timeout), as time inside `next` does
-    /// not (SPEC §1.1).
-    clock: Option<Arc<Mutex<NextState>>>,
-    /// The hooks an event raised through this `cx` runs without: those it is nested in,
-    /// and `own`, this hook (SPEC §1.1: no re-entry). Joined only when the hook raises,
-    /// so a link that raises nothing allocates nothing for it.
-    excluded: Arc<[HookKey]>,
-    own: Option<HookKey>,
+    at: CxAt,
+}
+
+#[derive(Clone)]
+enum CxAt {
+    /// The core answering an event no link hooks (SPEC §1.3).
+    Bare {
+        engine: Arc<EngineInner>,
+        origin: Arc<Origin>,
+        excluded: Arc<[HookKey]>,
+    },
+    /// Inside a chain run: the core's (`link` `None`) or a hook's, in frame `slot` of
+    /// hook run `gen` (its own-time clock: time spent in events it raises does not count
+    /// as its own, SPEC §1.1).
+    Run {
+        run: Arc<Run>,
+        link: Option<usize>,
+        slot: usize,
+        gen: u64,
+    },
 }
 
 impl fmt::Debug for Cx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Cx")
-            .field("plugin", &self.plugin.as_ref().map(|p| &p.id))
-            .field("origin", &self.origin)
+            .field("plugin", &self.plugin().map(|p| &p.id))
+            .field("origin", self.origin())
             .finish_non_exhaustive()
     }
 }
 
 impl Cx {
+    fn bare(engine: Arc<EngineInner>, origin: Arc<Origin>, excluded: Arc<[HookKey]>) -> Self {
+        Cx {
+            at: CxAt::Bare {
+                engine,
+                origin,
+                excluded,
+            },
+        }
+    }
+
+    pub(crate) fn of_link(run: Arc<Run>, link: usize, slot: usize, gen: u64) -> Self {
+        Cx {
+            at: CxAt::Run {
+                run,
+                link: Some(link),
+                slot,
+                gen,
+            },
+        }
+    }
+
+    pub(crate) fn of_core(run: Arc<Run>, slot: usize, gen: u64) -> Self {
+        Cx {
+            at: CxAt::Run {
+                run,
+                link: None,
+                slot,
+                gen,
+            },
+        }
+    }
+
+    fn link(&self) -> Option<&Link> {
+        match &self.at {
+            CxAt::Run {
+                run, link: Some(i), ..
+            } => run.links.get(*i),
+            _ => None,
+        }
+    }
+
     /// The plugin this `cx` belongs to (`None` for the core).
     #[must_use]
     pub fn plugin(&self) -> Option<&PluginInfo> {
-        self.plugin.as_deref()
+        self.link().map(|l| &*l.plugin.info)
     }
 
     /// For the core: who raised the event it answers. For a hook: the hook's own plugin
     /// as an origin.
     #[must_use]
     pub fn origin(&self) -> &Origin {
-        &self.origin
+        match (&self.at, self.link()) {
+            (_, Some(l)) => &l.plugin.origin,
+            (CxAt::Bare { origin, .. }, None) => origin,
+            (CxAt::Run { run, .. }, None) => &run.origin,
+        }
     }
 
     /// The origin of events this `cx` raises: its plugin, or the engine.
     #[must_use]
     pub fn raiser(&self) -> Origin {
-        match &self.plugin {
-            Some(_) => Origin::clone(&self.origin),
+        match self.link() {
+            Some(l) => Origin::clone(&l.plugin.origin),
             None => Origin::engine(),
         }
     }
@@ -688,139 +884,128 @@ impl Cx {
     ///
     /// The chain's error.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
-        // A `cx` kept past its plugin's seat (a reload refused it, or it was unseated)
-        // raises nothing: only a seated plugin raises events (SPEC §1.4, §3.9).
-        if let Some(plugin) = &self.plugin {
-            let seated = self
-                .inner
-                .plugins
-                .read()
-                .iter()
-                .any(|p| Arc::ptr_eq(&p.info, plugin));
-            if !seated {
-                let msg = format!(
-                    "{} is no longer seated, so it cannot raise events",
-                    crate::escaped(&plugin.id)
-                );
-                return Box::pin(async move { Err(ChainError::new(FailureKind::Error, msg)) });
+        match &self.at {
+            CxAt::Bare {
+                engine, excluded, ..
+            } => raise_within(
+                engine,
+                event,
+                Arc::clone(&engine.engine_origin),
+                Arc::clone(excluded),
+            ),
+            CxAt::Run {
+                run, link: None, ..
+            } => raise_within(
+                &run.engine,
+                event,
+                Arc::clone(&run.engine.engine_origin),
+                Arc::clone(&run.excluded),
+            ),
+            CxAt::Run {
+                run,
+                link: Some(i),
+                slot,
+                gen,
+            } => {
+                let Some(link) = run.links.get(*i) else {
+                    return Box::pin(async { Err(ChainError::new(FailureKind::Error, "no link")) });
+                };
+                // A `cx` kept past its plugin's seat (a reload refused it, or it was
+                // unseated) raises nothing: only a seated plugin raises events (SPEC
+                // §1.4, §3.9). Under the seating the run began with, it is seated.
+                let engine = &run.engine;
+                if engine.epoch() != run.epoch && !engine.is_seated(&link.plugin.info) {
+                    let msg = format!(
+                        "{} is no longer seated, so it cannot raise events",
+                        crate::escaped(&link.plugin.info.id)
+                    );
+                    return Box::pin(async move { Err(ChainError::new(FailureKind::Error, msg)) });
+                }
+                let excluded: Arc<[HookKey]> =
+                    run.excluded.iter().copied().chain([link.key()]).collect();
+                let raised = raise_within(engine, event, Arc::clone(&link.plugin.origin), excluded);
+                let (run, slot, gen) = (Arc::clone(run), *slot, *gen);
+                Box::pin(async move {
+                    let _paused = ClockPause::new(run, slot, gen);
+                    raised.await
+                })
             }
         }
-        let excluded: Arc<[HookKey]> = match self.own {
-            Some(own) => self.excluded.iter().copied().chain([own]).collect(),
-            None => Arc::clone(&self.excluded),
-        };
-        let raised = raise_within(&self.inner, event, Arc::new(self.raiser()), &excluded);
-        match self.clock.clone() {
-            None => raised,
-            Some(clock) => Box::pin(async move {
-                pause(&clock);
-                let answer = raised.await;
-                resume(&clock);
-                answer
-            }),
+    }
+}
+
+/// A hook's own-time clock stands still while an event it raised runs (SPEC §1.1); it
+/// runs again when the raise answers or is dropped.
+struct ClockPause {
+    run: Arc<Run>,
+    slot: usize,
+    gen: u64,
+}
+
+impl ClockPause {
+    fn new(run: Arc<Run>, slot: usize, gen: u64) -> Self {
+        if let Some(f) = run.state.lock().frame(slot, gen) {
+            f.clock.pause();
+        }
+        ClockPause { run, slot, gen }
+    }
+}
+
+impl Drop for ClockPause {
+    fn drop(&mut self) {
+        if let Some(f) = self.run.state.lock().frame(self.slot, self.gen) {
+            f.clock.resume();
         }
     }
-}
-
-/// A raise from inside a chain (a hook's or the core's `cx`), without the hooks in
-/// `excluded`.
-fn raise_within(
-    inner: &Arc<EngineInner>,
-    event: Event,
-    origin: Arc<Origin>,
-    excluded: &Arc<[HookKey]>,
-) -> BoxFuture<'static, Answer> {
-    let links = links_for(inner, &event, excluded);
-    if links.is_empty() {
-        let core_cx = Cx {
-            inner: Arc::clone(inner),
-            plugin: None,
-            origin,
-            clock: None,
-            excluded: Arc::clone(excluded),
-            own: None,
-        };
-        return inner.core.answer(core_cx, event);
-    }
-    let run = Arc::new(ChainRun {
-        engine: Arc::clone(inner),
-        links,
-        origin,
-        excluded: Arc::clone(excluded),
-        core_answer: Mutex::new(None),
-        given: None,
-    });
-    Box::pin(async move { run.run_from(0, event, TierSet::default()).await.0 })
-}
-
-struct ChainRun {
-    engine: Arc<EngineInner>,
-    links: Vec<Link>,
-    origin: Arc<Origin>,
-    /// The hooks of the raises this one is nested in (SPEC §1.1: no re-entry).
-    excluded: Arc<[HookKey]>,
-    /// What the core answered in this raise, and to which event: within one raise the
-    /// core answers an event once, and a re-run (`next.to` after `next`) that reaches it
-    /// with the same event reuses that answer (SPEC §3.6 step 5 **\[decision\]**: a
-    /// classic hook runs once per tool call, however often the chain is re-run).
-    core_answer: Mutex<Option<(Event, Answer)>>,
-    /// The answer the embedding program gave for this raise's event at the core link
-    /// ([`Raise::core_answer`]), with the event's name.
-    given: Option<(String, Value)>,
-}
-
-#[derive(Default)]
-struct NextState {
-    called: bool,
-    last: Option<(Answer, Trace)>,
-    broke: Option<HookFailure>,
-    error: Option<HookFailure>,
-    /// A failure handler's `next` replays the failed hook's last run instead of running
-    /// the chain again (SPEC §1.1 [decision]).
-    replay: Option<(Answer, Trace)>,
-    in_next: Duration,
-    entered: Option<std::time::Instant>,
-    /// How many `next` calls and raised events are under way (the clock is paused
-    /// while any is).
-    depth: u32,
-    /// Whether the hook has suspended, so that its own time is being measured.
-    timing: bool,
 }
 
 /// The rest of the chain, as a hook sees it (SPEC §1.1): `next.run(e)` (the seed's
 /// `next(e)`), `next.to(e, tier)`, `next.origin()`, `next.trace()`, and in a failure
-/// handler `next.called()` and `next.error()`.
+/// handler `next.called()` and `next.error()`. A handle on the chain's run: cloning it
+/// copies nothing. A `next` kept past its hook's answer runs nothing (its calls answer
+/// an error) and reads an empty trace.
 #[derive(Clone)]
 pub struct Next {
-    run: Arc<ChainRun>,
+    run: Arc<Run>,
+    /// The caller's frame, and which hook run it holds.
+    slot: usize,
+    gen: u64,
     /// Index of the caller's link.
     pos: usize,
     /// The tiers this run passes over at the caller's link (SPEC §1.1 `next.to`).
     skip: TierSet,
-    received: Event,
-    state: Arc<Mutex<NextState>>,
 }
 
 impl fmt::Debug for Next {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Next")
-            .field("event", &self.received.name)
+            .field("link", &self.pos)
             .field("origin", &self.run.origin)
             .finish_non_exhaustive()
     }
 }
 
 impl Next {
+    pub(crate) fn new(run: Arc<Run>, slot: usize, gen: u64, pos: usize, skip: TierSet) -> Self {
+        Next {
+            run,
+            slot,
+            gen,
+            pos,
+            skip,
+        }
+    }
+
     /// Runs the rest of the chain with `event` and returns its answer (SPEC §1.1
     /// `next(e)`). An event whose pinned fields differ from what this hook received
-    /// runs nothing and fails the hook (kind `pin`, SPEC §1.2).
+    /// runs nothing and fails the hook (kind `pin`, SPEC §1.2). Handing on the event as
+    /// received copies nothing.
     ///
     /// # Errors
     ///
     /// The rest of the chain's error, or the pin failure.
-    pub fn run(&self, event: Event) -> BoxFuture<'static, Answer> {
-        let this = self.clone();
-        Box::pin(async move { this.hand_on(event, this.skip).await })
+    pub fn run(&self, event: Event) -> NextAnswer {
+        NextAnswer::start(Arc::clone(&self.run), self.slot, self.gen, event, self.skip)
     }
 
     /// Runs the rest of the chain with the tiers strictly between the caller's and
@@ -835,17 +1020,19 @@ impl Next {
     /// # Errors
     ///
     /// The chain's error, a pin failure, or the forbidden jump.
-    pub fn to(&self, event: Event, tier: Tier) -> BoxFuture<'static, Answer> {
-        let this = self.clone();
-        Box::pin(async move {
-            let caller = this.caller_tier();
-            if !caller.is_managed() || tier <= caller || tier < Tier::Append {
-                let msg = format!("a {caller} plugin may not continue at the {tier} tier");
-                return Err(this.break_hook(FailureKind::ForbiddenJump, msg));
-            }
-            this.hand_on(event, this.skip.with_between(caller, tier))
-                .await
-        })
+    pub fn to(&self, event: Event, tier: Tier) -> NextAnswer {
+        let caller = self.caller_tier();
+        if !caller.is_managed() || tier <= caller || tier < Tier::Append {
+            let msg = format!("a {caller} plugin may not continue at the {tier} tier");
+            return NextAnswer::ready(Err(self.break_hook(FailureKind::ForbiddenJump, msg)));
+        }
+        NextAnswer::start(
+            Arc::clone(&self.run),
+            self.slot,
+            self.gen,
+            event,
+            self.skip.with_between(caller, tier),
+        )
     }
 
     /// Who raised the event (SPEC §1.1 `next.origin`), pinned by the engine.
@@ -858,24 +1045,33 @@ impl Next {
     /// batches merged (SPEC §1.1 `next.trace`). Empty before any call.
     #[must_use]
     pub fn trace(&self) -> Vec<TraceEntry> {
-        let st = self.state.lock();
-        st.last
-            .as_ref()
-            .map(|(_, t)| merge_batches(&trace_entries(t)))
-            .unwrap_or_default()
+        let mut st = self.run.state.lock();
+        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
+        if last.is_none() {
+            return Vec::new();
+        }
+        merge_batches(&st.entries(&self.run.links, last))
     }
 
     /// In a failure handler: whether the failed hook had called `next` (or `next.to`).
     /// In a hook: whether it has so far.
     #[must_use]
     pub fn called(&self) -> bool {
-        self.state.lock().called
+        self.run
+            .state
+            .lock()
+            .frame(self.slot, self.gen)
+            .is_some_and(|f| f.called)
     }
 
     /// In a failure handler: how the hook failed (SPEC §1.1 `next.error`).
     #[must_use]
     pub fn error(&self) -> Option<HookFailure> {
-        self.state.lock().error.clone()
+        self.run
+            .state
+            .lock()
+            .frame(self.slot, self.gen)
+            .and_then(|f| f.error.clone())
     }
 
     fn caller_tier(&self) -> Tier {
@@ -887,410 +1083,10 @@ impl Next {
 
     fn break_hook(&self, kind: FailureKind, message: String) -> ChainError {
         let failure = HookFailure::new(kind, message);
-        let err = ChainError(Arc::new(failure.clone()));
-        let mut st = self.state.lock();
-        if st.broke.is_none() {
-            st.broke = Some(failure);
+        let err = ChainError::from_failure(failure.clone());
+        if let Some(f) = self.run.state.lock().frame(self.slot, self.gen) {
+            f.broke.get_or_insert(failure);
         }
         err
-    }
-
-    async fn hand_on(&self, event: Event, skip: TierSet) -> Answer {
-        let replay = self.state.lock().replay.clone();
-        if let Some((answer, trace)) = replay {
-            self.state.lock().last = Some((answer.clone(), trace));
-            return answer;
-        }
-        let catalogue = &self.run.engine.catalogue;
-        let event = catalogue.restore_pins(&self.received, event);
-        if !catalogue.keeps_pins(&self.received, &event) {
-            let msg = format!("handed on a changed pinned field of {}", event.name);
-            return Err(self.break_hook(FailureKind::Pin, msg));
-        }
-        self.state.lock().called = true;
-        pause(&self.state);
-        let (answer, trace) = Arc::clone(&self.run)
-            .run_from(self.pos + 1, event, skip)
-            .await;
-        resume(&self.state);
-        self.state.lock().last = Some((answer.clone(), trace));
-        answer
-    }
-}
-
-/// Stops a hook's own-time clock (entering `next` or a raised event). The clock is read
-/// only once the hook has suspended ([`NextState::timing`]): a hook that never does
-/// costs no clock read.
-fn pause(state: &Mutex<NextState>) {
-    let mut st = state.lock();
-    if st.depth == 0 && st.timing {
-        st.entered = Some(std::time::Instant::now());
-    }
-    st.depth += 1;
-}
-
-/// Starts a hook's own-time clock at `now`, when it first suspends: inside `next` (or a
-/// raised event) already, that time is not its own.
-fn start_timing(state: &Mutex<NextState>, now: std::time::Instant) {
-    let mut st = state.lock();
-    st.timing = true;
-    if st.depth > 0 && st.entered.is_none() {
-        st.entered = Some(now);
-    }
-}
-
-/// Restarts a hook's own-time clock when the last `next` or raised event returns.
-fn resume(state: &Mutex<NextState>) {
-    let mut st = state.lock();
-    st.depth = st.depth.saturating_sub(1);
-    if st.depth == 0 {
-        if let Some(t) = st.entered.take() {
-            st.in_next += t.elapsed();
-        }
-    }
-}
-
-enum Outcome {
-    Answered(Answer),
-    Failed(HookFailure),
-}
-
-impl ChainRun {
-    /// Runs the chain from link `pos` on, passing over the links of the `skip` tiers.
-    fn run_from(
-        self: Arc<Self>,
-        pos: usize,
-        event: Event,
-        skip: TierSet,
-    ) -> BoxFuture<'static, (Answer, Trace)> {
-        Box::pin(async move {
-            let at = self
-                .links
-                .iter()
-                .enumerate()
-                .skip(pos)
-                .find(|(_, l)| !skip.contains(l.plugin.info.tier))
-                .map(|(i, l)| (i, l.clone()));
-            let Some((pos, link)) = at else {
-                let answer = self.core_answer(event).await;
-                let entry = TraceEntry {
-                    tier: Tier::Core,
-                    plugins: Vec::new(),
-                    member_tiers: Vec::new(),
-                    called_next: false,
-                    handed: None,
-                    answer: answer.clone(),
-                    failure: None,
-                    batch: None,
-                };
-                return (answer, trace_node(entry, None));
-            };
-            self.run_link(pos, &link, event, skip).await
-        })
-    }
-
-    /// The core's answer to `event`, computed once per raise for the same event (SPEC
-    /// §3.6 step 5 **\[decision\]**).
-    async fn core_answer(&self, event: Event) -> Answer {
-        if let Some((name, given)) = &self.given {
-            if *name == event.name {
-                return Ok(given.clone());
-            }
-        }
-        if let Some((seen, answer)) = self.core_answer.lock().as_ref() {
-            if *seen == event {
-                return answer.clone();
-            }
-        }
-        let cx = Cx {
-            inner: Arc::clone(&self.engine),
-            plugin: None,
-            origin: self.origin.clone(),
-            clock: None,
-            excluded: Arc::clone(&self.excluded),
-            own: None,
-        };
-        let answer = self.engine.core.answer(cx, event.clone()).await;
-        *self.core_answer.lock() = Some((event, answer.clone()));
-        answer
-    }
-
-    async fn run_link(
-        self: Arc<Self>,
-        pos: usize,
-        link: &Link,
-        event: Event,
-        skip: TierSet,
-    ) -> (Answer, Trace) {
-        let info = Arc::clone(&link.plugin.info);
-        let state = Arc::new(Mutex::new(NextState::default()));
-        let next = Next {
-            run: Arc::clone(&self),
-            pos,
-            skip,
-            received: event.clone(),
-            state: Arc::clone(&state),
-        };
-        let cx = Cx {
-            inner: Arc::clone(&self.engine),
-            plugin: Some(Arc::clone(&info)),
-            origin: Arc::clone(&link.plugin.origin),
-            clock: None,
-            excluded: Arc::clone(&self.excluded),
-            own: Some(link.key()),
-        };
-        let Some(registration) = link.plugin.registrations.get(link.reg) else {
-            return Arc::clone(&self).run_from(pos + 1, event, skip).await;
-        };
-        let hook = Arc::clone(&registration.hook);
-        let checked = !registration.typed;
-        let outcome = self
-            .drive(
-                checked,
-                &state,
-                hook.as_ref(),
-                cx.clone(),
-                event.clone(),
-                next.clone(),
-            )
-            .await;
-
-        let entry = |answer: &Answer, failure: Option<FailureKind>, st: &NextState| TraceEntry {
-            tier: info.tier,
-            plugins: vec![info.name.clone()],
-            member_tiers: vec![info.tier],
-            called_next: st.called,
-            handed: st.last.as_ref().map(|(a, _)| a.clone()),
-            answer: answer.clone(),
-            failure,
-            batch: link.batch,
-        };
-
-        let failure = match outcome {
-            Outcome::Answered(answer) => {
-                let st = state.lock();
-                let below = st.last.as_ref().and_then(|(_, t)| t.clone());
-                let node = trace_node(entry(&answer, None, &st), below);
-                return (answer, node);
-            }
-            Outcome::Failed(f) => f,
-        };
-
-        // A failure handler decides (SPEC §1.1).
-        if let Some(catch) = registration.catch.clone() {
-            let (called, last) = {
-                let st = state.lock();
-                (st.called, st.last.clone())
-            };
-            let handler_state = Arc::new(Mutex::new(NextState {
-                called,
-                error: Some(failure.clone()),
-                replay: if called { last.clone() } else { None },
-                last,
-                ..NextState::default()
-            }));
-            let handler_next = Next {
-                run: Arc::clone(&self),
-                pos,
-                skip,
-                received: event.clone(),
-                state: Arc::clone(&handler_state),
-            };
-            let handled = self
-                .drive(
-                    true,
-                    &handler_state,
-                    catch.as_ref(),
-                    cx,
-                    event.clone(),
-                    handler_next,
-                )
-                .await;
-            if let Outcome::Answered(answer) = handled {
-                let st = handler_state.lock();
-                let below = st.last.as_ref().and_then(|(_, t)| t.clone());
-                let node = trace_node(entry(&answer, None, &st), below);
-                return (answer, node);
-            }
-        }
-
-        // SPEC §1.8: an organization's plugin that fails at an event that fails closed
-        // (the catalogue says which: `tool.check`) answers the event's fail-closed answer.
-        let fail_closed = self
-            .engine
-            .catalogue
-            .fail_closed_answer(&event.name, &info, &failure);
-        if let Some((answer, said)) = fail_closed {
-            self.engine.core.engine_log(
-                Channel::Debug,
-                format!(
-                    "hook of {} failed at {} ({}): {}; {said}",
-                    crate::escaped(&info.name),
-                    crate::escaped(&event.name),
-                    failure.kind,
-                    crate::escaped(failure.message_or_default())
-                ),
-            );
-            let answer: Answer = Ok(answer);
-            let st = state.lock();
-            let below = st.last.as_ref().and_then(|(_, t)| t.clone());
-            let node = trace_node(entry(&answer, Some(failure.kind), &st), below);
-            return (answer, node);
-        }
-
-        // Drop the link and go on (SPEC §1.2).
-        self.engine.core.engine_log(
-            Channel::Debug,
-            format!(
-                "hook of {} failed at {} ({}): {}; the chain went on without it",
-                crate::escaped(&info.name),
-                crate::escaped(&event.name),
-                failure.kind,
-                crate::escaped(failure.message_or_default())
-            ),
-        );
-        let (called, last) = {
-            let st = state.lock();
-            (st.called, st.last.clone())
-        };
-        let (answer, below) = match (called, last) {
-            (true, Some(last)) => last,
-            _ => Arc::clone(&self).run_from(pos + 1, event, skip).await,
-        };
-        let st = state.lock();
-        let mut e = entry(&answer, Some(failure.kind), &st);
-        e.handed = Some(answer.clone());
-        (answer, trace_node(e, below))
-    }
-
-    /// Runs one hook (or failure handler) with panics caught, its own time limited, and
-    /// its answer checked (SPEC §1.1, §1.2, §1.7b).
-    async fn drive(
-        &self,
-        checked: bool,
-        state: &Arc<Mutex<NextState>>,
-        hook: &dyn crate::plugin::Hook,
-        cx: Cx,
-        event: Event,
-        next: Next,
-    ) -> Outcome {
-        let mut cx = cx;
-        cx.clock = Some(Arc::clone(state));
-        // A JSON hook's answer is checked against its event's declared shape; a typed
-        // hook's is of the type already (SPEC §1.7b).
-        let checked_as = checked.then(|| event.name.clone());
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| hook.call(cx, event, next)));
-        let fut = match started {
-            Ok(f) => f,
-            Err(p) => {
-                return Outcome::Failed(HookFailure::new(FailureKind::Panic, panic_message(&*p)))
-            }
-        };
-        let fut = AssertUnwindSafe(fut).catch_unwind();
-        let result = own_time_limit(
-            fut,
-            self.engine.hook_timeout,
-            |now| start_timing(state, now),
-            {
-                let state = Arc::clone(state);
-                move || {
-                    let st = state.lock();
-                    (st.in_next, st.entered)
-                }
-            },
-        )
-        .await;
-        let broke = state.lock().broke.clone();
-        let result: HookResult = match result {
-            None => {
-                return Outcome::Failed(HookFailure::new(
-                    FailureKind::Timeout,
-                    format!(
-                        "ran past the hook timeout of {} ms",
-                        self.engine.hook_timeout.as_millis()
-                    ),
-                ))
-            }
-            Some(Err(p)) => {
-                return Outcome::Failed(HookFailure::new(FailureKind::Panic, panic_message(&*p)))
-            }
-            Some(Ok(r)) => r,
-        };
-        if let Some(b) = broke {
-            return Outcome::Failed(b);
-        }
-        match result {
-            Ok(v) => match checked_as {
-                Some(name) if !self.engine.catalogue.answer_ok(&name, &v) => {
-                    Outcome::Failed(HookFailure::new(
-                        FailureKind::InvalidAnswer,
-                        format!("answered {v}, which is not a {name} result"),
-                    ))
-                }
-                _ => Outcome::Answered(Ok(v)),
-            },
-            Err(HookError::Chain(e)) => {
-                let propagated = state
-                    .lock()
-                    .last
-                    .as_ref()
-                    .is_some_and(|(a, _)| matches!(a, Err(l) if l.same(&e)));
-                if propagated {
-                    Outcome::Answered(Err(e))
-                } else {
-                    Outcome::Failed(HookFailure {
-                        kind: FailureKind::Error,
-                        message: e.failure().message.clone(),
-                    })
-                }
-            }
-            Err(HookError::Failed(f)) => Outcome::Failed(f),
-        }
-    }
-}
-
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panicked".to_owned()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry() -> TraceEntry {
-        TraceEntry {
-            tier: Tier::User,
-            plugins: Vec::new(),
-            member_tiers: Vec::new(),
-            called_next: true,
-            handed: None,
-            answer: Ok(Value::Null),
-            failure: None,
-            batch: None,
-        }
-    }
-
-    #[test]
-    fn a_trace_of_a_million_links_drops_without_overflowing_the_stack() {
-        let mut trace: Trace = None;
-        for _ in 0..1_000_000 {
-            trace = trace_node(entry(), trace);
-        }
-        assert_eq!(trace_entries(&trace).len(), 1_000_000);
-        drop(trace);
-    }
-
-    #[test]
-    fn a_trace_shared_below_a_dropped_head_stays_whole() {
-        let shared = trace_node(entry(), trace_node(entry(), None));
-        let head = trace_node(entry(), shared.clone());
-        drop(head);
-        assert_eq!(trace_entries(&shared).len(), 2);
     }
 }

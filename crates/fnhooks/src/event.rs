@@ -4,32 +4,134 @@ use crate::Tier;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::sync::Arc;
+
+/// An event's name (`tool.check`, `classic.PreToolUse`, ...): a shared string, so that
+/// handing an event on copies no name (DESIGN: no copying on the hot path). It reads as
+/// a `&str` ([`EventName::as_str`], `Deref`) and compares with `&str` and `String`.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventName(Arc<str>);
+
+impl EventName {
+    /// The name as a string slice.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for EventName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for EventName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for EventName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for EventName {
+    fn from(s: &str) -> Self {
+        EventName(Arc::from(s))
+    }
+}
+
+impl From<String> for EventName {
+    fn from(s: String) -> Self {
+        EventName(Arc::from(s))
+    }
+}
+
+impl From<&String> for EventName {
+    fn from(s: &String) -> Self {
+        EventName(Arc::from(s.as_str()))
+    }
+}
+
+impl From<EventName> for String {
+    fn from(n: EventName) -> Self {
+        n.0.as_ref().to_owned()
+    }
+}
+
+impl PartialEq<str> for EventName {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for EventName {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for EventName {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl fmt::Debug for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// An event raised through a chain: its name (`tool.check`, `classic.PreToolUse`, ...)
 /// and its input fields, a JSON object (SPEC §1.5). The engine reads no field of it but
 /// those its [`crate::Catalogue`] pins; typed views are [`crate::EventType::read`].
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Cloning an event copies nothing: the name and the fields are shared, and a hook that
+/// writes a field ([`Event::fields_mut`]) copies them first (copy on write), so a
+/// pass-through hook hands on the very fields it received and the engine's pin check is
+/// a pointer comparison (DESIGN; issue #11).
+#[derive(Debug, Clone)]
 pub struct Event {
     /// The event's name, e.g. `tool.check`.
-    pub name: String,
-    /// The input fields, a JSON object.
-    pub fields: Map<String, Value>,
+    pub name: EventName,
+    /// The input fields, a JSON object, shared (write through [`Event::fields_mut`]).
+    pub fields: Arc<Map<String, Value>>,
+}
+
+/// Events are equal when their names and fields are; fields shared by both are equal
+/// without being compared.
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && (Arc::ptr_eq(&self.fields, &other.fields) || self.fields == other.fields)
+    }
 }
 
 impl Event {
     /// An event with this name and these fields.
     #[must_use]
-    pub fn new(name: impl Into<String>, fields: Map<String, Value>) -> Self {
+    pub fn new(name: impl Into<EventName>, fields: Map<String, Value>) -> Self {
         Event {
             name: name.into(),
-            fields,
+            fields: Arc::new(fields),
         }
     }
 
     /// An event from a JSON value: an object becomes the fields; any other value gives
     /// no fields.
     #[must_use]
-    pub fn from_value(name: impl Into<String>, value: Value) -> Self {
+    pub fn from_value(name: impl Into<EventName>, value: Value) -> Self {
         let fields = match value {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -37,16 +139,22 @@ impl Event {
         Event::new(name, fields)
     }
 
-    /// The fields as a JSON object value.
+    /// The fields as a JSON object value (a copy).
     #[must_use]
     pub fn to_value(&self) -> Value {
-        Value::Object(self.fields.clone())
+        Value::Object(Map::clone(&self.fields))
+    }
+
+    /// The fields, to write: copied first when another holder shares them (copy on
+    /// write).
+    pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
+        Arc::make_mut(&mut self.fields)
     }
 
     /// This event with a field set (a `null` value is kept as `null`).
     #[must_use]
     pub fn with(mut self, key: &str, value: Value) -> Self {
-        self.fields.insert(key.to_owned(), value);
+        self.fields_mut().insert(key.to_owned(), value);
         self
     }
 }

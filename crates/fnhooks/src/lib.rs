@@ -6,6 +6,7 @@ mod chain;
 mod escape;
 mod event;
 mod plugin;
+mod run;
 mod tier;
 mod timer;
 mod typed;
@@ -16,9 +17,10 @@ pub use chain::{
     DEFAULT_HOOK_TIMEOUT,
 };
 pub use escape::{escaped, escaped_line};
-pub use event::{Event, FailureKind, HookFailure, Origin};
+pub use event::{Event, EventName, FailureKind, HookFailure, Origin};
 pub use plugin::{
     CopySource, Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration,
 };
+pub use run::NextAnswer;
 pub use tier::Tier;
 pub use typed::{Router, TypedNext};

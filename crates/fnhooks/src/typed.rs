@@ -6,7 +6,7 @@ use crate::chain::{Answer, ChainError, Channel, Core, Cx, Next, TraceEntry};
 use crate::event::{Event, FailureKind, HookFailure, Origin};
 use crate::{EventType, Tier};
 use futures::future::BoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 /// `e`'s fields as `E`'s input, or why not (kind `error`).
 pub(crate) fn read_input<E: EventType>(e: &Event) -> Result<E::Input, HookFailure> {
-    serde_json::from_value(Value::Object(e.fields.clone())).map_err(|why| {
+    E::Input::deserialize(&*e.fields).map_err(|why| {
         HookFailure::new(
             FailureKind::Error,
             format!(

@@ -248,7 +248,7 @@ fn handing_on_a_changed_pinned_field_fails_and_the_next_link_gets_the_original()
         Tier::User,
         "tool.check",
         |_cx: Cx, mut e: Event, n: Next| async move {
-            e.fields
+            e.fields_mut()
                 .insert("input".into(), json!({"command": "echo hi"}));
             n.run(e).await.map_err(HookError::from)
         },
@@ -837,7 +837,7 @@ fn a_pinned_field_left_out_is_put_back() {
         Tier::User,
         "env.get",
         |_cx: Cx, mut e: Event, next: Next| async move {
-            e.fields.remove("name");
+            e.fields_mut().remove("name");
             Ok(next.run(e).await?)
         },
     ));
@@ -853,7 +853,7 @@ fn a_pinned_field_left_out_is_put_back() {
         Tier::User,
         "tool.check",
         |_cx: Cx, mut e: Event, next: Next| async move {
-            e.fields.remove("input");
+            e.fields_mut().remove("input");
             Ok(next.run(e).await?)
         },
     ));

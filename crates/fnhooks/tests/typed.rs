@@ -179,7 +179,7 @@ fn an_undeclared_event_is_untyped_json_with_nothing_pinned() {
         Plugin::new(info("rewriter", Tier::User)).with(Registration::on(
             "turn.start",
             |_cx: Cx, mut e: Event, next: Next| async move {
-                e.fields.insert("n".into(), json!(2));
+                e.fields_mut().insert("n".into(), json!(2));
                 Ok(next.run(e).await?)
             },
         )),

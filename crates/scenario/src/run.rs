@@ -662,14 +662,14 @@ async fn run_behaviour(b: Behaviour, e: Event, next: Next) -> fnhooks::HookResul
         Behaviour::Hand(fields) => {
             let mut e = e;
             for (k, v) in fields {
-                e.fields.insert(k, v);
+                e.fields_mut().insert(k, v);
             }
             Ok(next.run(e).await?)
         }
         Behaviour::Drop(fields) => {
             let mut e = e;
             for k in &fields {
-                e.fields.remove(k);
+                e.fields_mut().remove(k);
             }
             Ok(next.run(e).await?)
         }

@@ -65,7 +65,7 @@ impl Core for FakeCore {
         self.reached
             .lock()
             .unwrap()
-            .push((e.name.clone(), e.to_value()));
+            .push((e.name.to_string(), e.to_value()));
         let answer: Answer = match e.name.as_str() {
             "settings.read" => match (
                 e.fields.get("source").and_then(Value::as_str),

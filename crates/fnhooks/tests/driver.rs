@@ -1,0 +1,240 @@
+//! The chain driver (issue #11): a chain's length does not grow the stack, handing an
+//! event on copies nothing, and `next` behaves as a future should: awaited anywhere,
+//! twice at once, dropped halfway, or kept past its hook's answer (SPEC §1.1).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use fnhooks::{
+    Answer, Catalogue, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
+    Registration, Tier,
+};
+use futures::future::BoxFuture;
+use pretty_assertions::assert_eq;
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A core that answers `{"depth": 0}` and keeps the fields of the last event it saw.
+#[derive(Default)]
+struct Keeper {
+    seen: Mutex<Option<Arc<Map<String, Value>>>>,
+    calls: Mutex<u32>,
+}
+
+impl Core for Keeper {
+    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
+        *self.seen.lock().unwrap() = Some(Arc::clone(&e.fields));
+        *self.calls.lock().unwrap() += 1;
+        Box::pin(async { Ok(json!({"depth": 0})) })
+    }
+    fn engine_log(&self, _channel: Channel, _line: String) {}
+}
+
+fn engine() -> (Engine, Arc<Keeper>) {
+    let core = Arc::new(Keeper::default());
+    let engine = Engine::new(core.clone(), Catalogue::new(), Duration::from_millis(500));
+    (engine, core)
+}
+
+fn info(id: &str, tier: Tier) -> PluginInfo {
+    PluginInfo::new(format!("{id}@t"), id, tier)
+}
+
+/// A hook that counts itself into the answer's `depth`.
+fn counting(_cx: Cx, e: Event, next: Next) -> BoxFuture<'static, Result<Value, HookError>> {
+    Box::pin(async move {
+        let mut a = next.run(e).await?;
+        let depth = a["depth"].as_u64().unwrap_or(0);
+        a["depth"] = json!(depth + 1);
+        Ok(a)
+    })
+}
+
+fn section() -> Event {
+    Event::from_value("prompt.section", json!({"id": "x"}))
+}
+
+#[test]
+fn a_chain_of_100000_links_runs_on_a_default_stack() {
+    // A spawned thread gets the default stack (2 MiB); a stack overflow aborts the
+    // whole test binary, so passing is the proof.
+    let handle = std::thread::spawn(|| {
+        let (engine, _) = engine();
+        let mut deep = Plugin::new(info("deep", Tier::User));
+        for _ in 0..100_000 {
+            deep = deep.with(Registration::on("prompt.section", counting));
+        }
+        engine.seat(deep);
+        let (answer, trace) = futures::executor::block_on(engine.raise_traced(section()));
+        (answer, trace.len())
+    });
+    let (answer, entries) = handle.join().expect("the chain ran");
+    assert_eq!(answer.unwrap()["depth"], 100_000);
+    assert_eq!(entries, 100_001, "every link and the core are in the trace");
+}
+
+#[test]
+fn a_pass_through_chain_hands_the_core_the_very_fields_raised() {
+    let (engine, core) = engine();
+    for id in ["a", "b", "c"] {
+        engine.seat(Plugin::new(info(id, Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
+        )));
+    }
+    let raised = section();
+    let fields = Arc::clone(&raised.fields);
+    engine.raise_blocking(raised).unwrap();
+    let seen = core.seen.lock().unwrap().clone().unwrap();
+    assert!(Arc::ptr_eq(&seen, &fields), "no link copied the fields");
+}
+
+#[test]
+fn a_hook_that_writes_a_field_writes_its_own_copy() {
+    let (engine, core) = engine();
+    engine.seat(
+        Plugin::new(info("writer", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, mut e: Event, n: Next| async move {
+                e.fields_mut().insert("id".into(), json!("rewritten"));
+                n.run(e).await.map_err(HookError::from)
+            },
+        )),
+    );
+    let raised = section();
+    let fields = Arc::clone(&raised.fields);
+    engine.raise_blocking(raised).unwrap();
+    let seen = core.seen.lock().unwrap().clone().unwrap();
+    assert_eq!(seen["id"], "rewritten");
+    assert_eq!(fields["id"], "x", "the raiser's fields are untouched");
+}
+
+#[test]
+fn a_next_awaited_on_another_thread_still_runs_the_rest_of_the_chain() {
+    let (engine, _) = engine();
+    engine.seat(
+        Plugin::new(info("hopper", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let (tx, rx) = futures::channel::oneshot::channel();
+                let below = n.run(e);
+                std::thread::spawn(move || {
+                    let _ = tx.send(futures::executor::block_on(below));
+                });
+                let mut a = rx.await.expect("the thread answered")?;
+                a["hopped"] = json!(true);
+                Ok(a)
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
+    );
+    let a = engine.raise_blocking(section()).unwrap();
+    assert_eq!(a["hopped"], true);
+    assert_eq!(a["depth"], 1, "the link beneath ran");
+}
+
+#[test]
+fn two_next_calls_at_once_both_answer() {
+    let (engine, core) = engine();
+    engine.seat(
+        Plugin::new(info("twice", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let other = e.clone().with("id", json!("y"));
+                let (a, b) = futures::join!(n.run(e), n.run(other));
+                Ok(json!({"a": a?["depth"], "b": b?["depth"]}))
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
+    );
+    let a = engine.raise_blocking(section()).unwrap();
+    assert_eq!(a, json!({"a": 1, "b": 1}));
+    assert_eq!(
+        *core.calls.lock().unwrap(),
+        2,
+        "two events, two core answers"
+    );
+}
+
+#[test]
+fn a_next_dropped_halfway_stops_the_rest_of_the_chain() {
+    let (engine, core) = engine();
+    // The outer hook gives up on `next` as soon as the link beneath waits.
+    engine.seat(
+        Plugin::new(info("impatient", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let below = n.run(e);
+                futures::pin_mut!(below);
+                match futures::future::select(below, futures::future::ready(())).await {
+                    futures::future::Either::Left((a, _)) => a.map_err(HookError::from),
+                    futures::future::Either::Right(((), _)) => Ok(json!({"gave_up": true})),
+                }
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("stuck", Tier::Append)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, _e: Event, _n: Next| async move {
+                futures::future::pending::<()>().await;
+                Ok(json!({}))
+            },
+        )),
+    );
+    let a = engine.raise_blocking(section()).unwrap();
+    assert_eq!(a, json!({"gave_up": true}));
+    assert_eq!(
+        *core.calls.lock().unwrap(),
+        0,
+        "nothing ran past the dropped next"
+    );
+}
+
+#[test]
+fn a_next_kept_past_its_hooks_answer_runs_nothing() {
+    let (engine, core) = engine();
+    let kept: Arc<Mutex<Option<Next>>> = Arc::default();
+    let keep = Arc::clone(&kept);
+    engine.seat(
+        Plugin::new(info("keeper", Tier::User)).with(Registration::on(
+            "prompt.section",
+            move |_cx: Cx, _e: Event, n: Next| {
+                *keep.lock().unwrap() = Some(n);
+                async move { Ok(json!({"kept": true})) }
+            },
+        )),
+    );
+    assert_eq!(engine.raise_blocking(section()).unwrap()["kept"], true);
+    let next = kept.lock().unwrap().take().unwrap();
+    let late = futures::executor::block_on(next.run(section()));
+    assert!(late.is_err(), "{late:?}");
+    assert!(next.trace().is_empty());
+    assert_eq!(*core.calls.lock().unwrap(), 0);
+}
+
+#[test]
+fn a_hook_that_panics_before_it_returns_a_future_is_dropped() {
+    let (engine, _) = engine();
+    engine.seat(
+        Plugin::new(info("early", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, _e: Event, _n: Next| -> futures::future::Ready<Result<Value, HookError>> {
+                panic!("before any future")
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
+    );
+    let (answer, trace) = futures::executor::block_on(engine.raise_traced(section()));
+    assert_eq!(answer.unwrap()["depth"], 1);
+    assert_eq!(
+        trace.first().and_then(|e| e.failure),
+        Some(fnhooks::FailureKind::Panic)
+    );
+}
