@@ -1,9 +1,10 @@
-//! The engine's own cost (issue #4): the no-hook path (an event nobody hooks, answered
-//! by the core directly, SPEC §1.3) and the cost of one pass-through link, from chains
-//! of 0, 1, 8 and 32 links.
+//! The engine's own cost (issues #4, #11): the no-hook path (an event nobody hooks,
+//! answered by the core directly, SPEC §1.3) and the cost of one pass-through link, from
+//! chains of 1, 8 and 32 links.
 //!
-//! Run with `cargo bench -p fnhooks`; `scripts/bench-summary` turns the figures into
-//! per-link cost.
+//! Run with `cargo bench -p fnhooks` (wall times); `scripts/bench-summary` turns them
+//! into per-link cost, and `scripts/bench-callgrind` counts instructions. The figures of
+//! record are in `BASELINE.md` beside this file.
 
 #![allow(
     missing_docs,
@@ -60,20 +61,45 @@ fn event() -> Event {
     Event::from_value("prompt.section", json!({"id": "x"}))
 }
 
+/// The code a bench measures. `scripts/bench-callgrind` counts instructions inside
+/// this function only (callgrind `--toggle-collect='*measured*'`): the answer's drop is
+/// counted, the making of the bench's input and divan's own loop are not.
+#[inline(never)]
+fn measured<T>(f: impl FnOnce() -> T) {
+    drop(black_box(f()));
+}
+
 /// An event no plugin hooks: the core answers directly (SPEC §1.3).
 #[divan::bench]
 fn no_hook_path(bencher: Bencher) {
     let engine = engine(0);
     bencher
         .with_inputs(event)
-        .bench_local_values(|e| black_box(engine.raise_blocking(e)));
+        .bench_local_values(|e| measured(|| engine.raise_blocking(e)));
 }
 
 /// A chain of `n` pass-through links in front of the core.
-#[divan::bench(args = [1, 8, 32])]
-fn pass_through_chain(bencher: Bencher, n: usize) {
+fn chain_of(bencher: Bencher, n: usize) {
     let engine = engine(n);
     bencher
         .with_inputs(event)
-        .bench_local_values(|e| black_box(engine.raise_blocking(e)));
+        .bench_local_values(|e| measured(|| engine.raise_blocking(e)));
+}
+
+/// One pass-through link (with the raise around it).
+#[divan::bench]
+fn pass_through_chain_of_1(bencher: Bencher) {
+    chain_of(bencher, 1);
+}
+
+/// Eight pass-through links.
+#[divan::bench]
+fn pass_through_chain_of_8(bencher: Bencher) {
+    chain_of(bencher, 8);
+}
+
+/// Thirty-two pass-through links: (32 − 1) / 31 is the cost of one link.
+#[divan::bench]
+fn pass_through_chain_of_32(bencher: Bencher) {
+    chain_of(bencher, 32);
 }

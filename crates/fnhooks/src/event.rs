@@ -9,8 +9,22 @@ use std::sync::Arc;
 /// An event's name (`tool.check`, `classic.PreToolUse`, ...): a shared string, so that
 /// handing an event on copies no name (DESIGN: no copying on the hot path). It reads as
 /// a `&str` ([`EventName::as_str`], `Deref`) and compares with `&str` and `String`.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Eq, PartialOrd, Ord)]
 pub struct EventName(Arc<str>);
+
+impl std::hash::Hash for EventName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+/// Names are equal when their text is; a name handed on (the same shared string) is
+/// equal without a comparison of its text.
+impl PartialEq for EventName {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
 
 impl EventName {
     /// The name as a string slice.

@@ -91,7 +91,8 @@ pub(crate) struct FrameState {
     asked: Option<Asked>,
     queued: Vec<Asked>,
     in_flight: Option<u32>,
-    reply: Option<(u32, Answer)>,
+    /// The answer to a `next` call: its ticket, and the trace entry that holds it.
+    reply: Option<(u32, u32)>,
     /// The waker of a `next` polled outside the driver's own polls.
     waiter: Option<Waker>,
     cancelled: bool,
@@ -343,7 +344,11 @@ impl Future for NextAnswer {
                     else {
                         continue;
                     };
-                    match ask(&run, slot, gen, event, skip) {
+                    // Polled inside its hook's own poll, the driver polls the hook again
+                    // when the answer is there; polled elsewhere, it must be woken.
+                    let inside = run.polling.load(Ordering::Relaxed) == slot;
+                    let waker = (!inside).then(|| cx.waker().clone());
+                    match ask(&run, slot, gen, event, skip, waker) {
                         Ok(ticket) => {
                             this.state = NextAnswerState::Waiting {
                                 run,
@@ -351,6 +356,8 @@ impl Future for NextAnswer {
                                 gen,
                                 ticket,
                             };
+                            // The driver runs the request only once this poll returns.
+                            return Poll::Pending;
                         }
                         Err(answer) => return Poll::Ready(answer),
                     }
@@ -368,11 +375,9 @@ impl Future for NextAnswer {
                         this.state = NextAnswerState::Ready(None);
                         return Poll::Ready(Err(stale_next()));
                     };
-                    if f.reply.as_ref().is_some_and(|(t, _)| t == ticket) {
-                        let answer = f
-                            .reply
-                            .take()
-                            .map_or_else(|| Err(lost_answer()), |(_, a)| a);
+                    if let Some((_, node)) = f.reply.filter(|(t, _)| t == ticket) {
+                        f.reply = None;
+                        let answer = st.answer_of(node);
                         drop(st);
                         this.state = NextAnswerState::Ready(None);
                         return Poll::Ready(answer);
@@ -389,7 +394,14 @@ impl Future for NextAnswer {
 
 /// A `next(e)` of the hook in `slot`: a replay, a pin failure, or a request the driver
 /// will run (its ticket).
-fn ask(run: &Run, slot: usize, gen: u64, event: Event, skip: TierSet) -> Result<u32, Answer> {
+fn ask(
+    run: &Run,
+    slot: usize,
+    gen: u64,
+    event: Event,
+    skip: TierSet,
+    waker: Option<Waker>,
+) -> Result<u32, Answer> {
     let mut st = run.state.lock();
     let Some(f) = st.frame(slot, gen) else {
         return Err(Err(stale_next()));
@@ -399,8 +411,14 @@ fn ask(run: &Run, slot: usize, gen: u64, event: Event, skip: TierSet) -> Result<
         return Err(st.answer_of(r));
     }
     let catalogue = run.catalogue();
-    let event = catalogue.restore_pins(&f.received, event);
-    if !catalogue.keeps_pins(&f.received, &event) {
+    // The event handed on as received (a pass-through) keeps its pins: no walk.
+    let same = Arc::ptr_eq(&f.received.fields, &event.fields) && f.received.name == event.name;
+    let event = if same {
+        event
+    } else {
+        catalogue.restore_pins(&f.received, event)
+    };
+    if !same && !catalogue.keeps_pins(&f.received, &event) {
         let failure = HookFailure::new(
             FailureKind::Pin,
             format!("handed on a changed pinned field of {}", event.name),
@@ -423,6 +441,9 @@ fn ask(run: &Run, slot: usize, gen: u64, event: Event, skip: TierSet) -> Result<
         f.queued.push(asked);
     }
     f.clock.pause();
+    if waker.is_some() {
+        f.waiter = waker;
+    }
     // The driver may be waiting elsewhere (this `next` was polled off its own polls).
     let waker = st.driver.take();
     drop(st);
@@ -703,22 +724,23 @@ impl Driver {
 
     /// A hook's result, judged (SPEC §1.1, §1.2, §1.7b).
     fn judged(&mut self, slot: usize, checked: bool, result: HookResult) -> Step {
-        let (broke, propagated) = {
+        let (broke, propagated, name) = {
             let mut st = self.run.state.lock();
             let last = st.frames.get(slot).and_then(|f| f.last);
             let propagated = match &result {
                 Err(HookError::Chain(e)) => st.last_is_error(last, e),
                 _ => false,
             };
-            let broke = st.frames.get_mut(slot).and_then(|f| f.broke.take());
-            (broke, propagated)
+            match st.frames.get_mut(slot) {
+                Some(f) => (f.broke.take(), propagated, f.received.name.clone()),
+                None => (None, propagated, EventName::from("")),
+            }
         };
         if let Some(b) = broke {
             return self.failed(slot, b);
         }
         match result {
             Ok(v) => {
-                let name = self.event_name(slot);
                 if checked && !self.run.catalogue().answer_ok(&name, &v) {
                     let msg = format!("answered {v}, which is not a {name} result");
                     return self.failed(slot, HookFailure::new(FailureKind::InvalidAnswer, msg));
@@ -735,15 +757,6 @@ impl Driver {
             ),
             Err(HookError::Failed(f)) => self.failed(slot, f),
         }
-    }
-
-    fn event_name(&self, slot: usize) -> EventName {
-        self.run
-            .state
-            .lock()
-            .frames
-            .get(slot)
-            .map_or_else(|| EventName::from(""), |f| f.received.name.clone())
     }
 
     /// A hook failed: its failure handler decides, or the event's fail-closed answer,
@@ -873,7 +886,7 @@ impl Driver {
     fn answered(
         &mut self,
         mut slot: usize,
-        answer: Answer,
+        mut answer: Answer,
         mut failure: Option<FailureKind>,
     ) -> Option<(Answer, Option<u32>)> {
         loop {
@@ -882,27 +895,65 @@ impl Driver {
             }
             let frame = self.stack.pop()?;
             let mut st = self.run.state.lock();
-            let f = st.frames.pop()?;
             let is_core = frame.pos >= self.run.links.len();
+            let (called, below, received) = {
+                let f = st.frames.last()?;
+                (f.called, f.last, is_core.then(|| f.received.clone()))
+            };
+            // The slot is dropped in place, not moved out.
+            let depth = st.frames.len() - 1;
+            st.frames.truncate(depth);
             let link = (!is_core).then(|| u32::try_from(frame.pos).unwrap_or(u32::MAX));
+            // The answer goes on up by value only to the outermost caller or a dropped
+            // link; a hook's `next` takes its copy from the trace entry.
+            let parent_drops = slot > 0
+                && matches!(
+                    self.stack.get(slot - 1),
+                    Some(Frame {
+                        work: Work::DropOn(_),
+                        ..
+                    })
+                );
+            let carried = (slot == 0 || parent_drops).then(|| answer.clone());
             let node = st.push_node(TraceNode {
                 link,
-                called_next: f.called,
-                answer: answer.clone(),
+                called_next: called,
+                answer,
                 failure,
-                below: f.last,
+                below,
             });
-            if is_core {
-                st.core_answer = Some((f.received, node));
+            if let Some(received) = received {
+                st.core_answer = Some((received, node));
             }
+            let Some(answer_up) = carried else {
+                // A hook's `next` answers: the frame beneath takes it from the entry.
+                slot -= 1;
+                let Some(pf) = st.frames.get_mut(slot) else {
+                    return Some((Err(lost_answer()), Some(node)));
+                };
+                pf.last = Some(node);
+                if let Some(ticket) = pf.in_flight.take() {
+                    pf.reply = Some((ticket, node));
+                    pf.clock.resume();
+                }
+                let waiter = pf.waiter.take();
+                drop(st);
+                if let Some(w) = waiter {
+                    w.wake();
+                }
+                self.todo.push(slot);
+                return None;
+            };
+            answer = answer_up;
             if slot == 0 {
                 return Some((answer, Some(node)));
             }
             slot -= 1;
-            let Some(parent) = self.stack.get(slot) else {
-                return Some((answer, Some(node)));
-            };
-            if let Work::DropOn(dropped) = &parent.work {
+            if let Some(Frame {
+                work: Work::DropOn(dropped),
+                ..
+            }) = self.stack.get(slot)
+            {
                 // A dropped link settles on what the rest of the chain answered.
                 failure = Some(dropped.kind);
                 if let Some(pf) = st.frames.get_mut(slot) {
@@ -910,21 +961,7 @@ impl Driver {
                 }
                 continue;
             }
-            let Some(pf) = st.frames.get_mut(slot) else {
-                return Some((answer, Some(node)));
-            };
-            pf.last = Some(node);
-            if let Some(ticket) = pf.in_flight.take() {
-                pf.reply = Some((ticket, answer));
-                pf.clock.resume();
-            }
-            let waiter = pf.waiter.take();
-            drop(st);
-            if let Some(w) = waiter {
-                w.wake();
-            }
-            self.todo.push(slot);
-            return None;
+            return Some((answer, Some(node)));
         }
     }
 }

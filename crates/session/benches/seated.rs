@@ -10,7 +10,9 @@
 //! - `tool.register` by a person's plugin against 1,000 reserved server scopes;
 //! - the policy read: cold (from disk) and a memo hit.
 //!
-//! Run with `cargo bench -p session`; `scripts/bench-summary` prints the ratios.
+//! Run with `cargo bench -p session`; `scripts/bench-summary` prints the ratios and
+//! `scripts/bench-callgrind` the instruction counts; the figures of record are in
+//! `crates/fnhooks/benches/BASELINE.md`.
 
 #![allow(
     missing_docs,
@@ -30,6 +32,14 @@ use std::time::Duration;
 
 fn main() {
     divan::main();
+}
+
+/// The code a bench measures. `scripts/bench-callgrind` counts instructions inside
+/// this function only (callgrind `--toggle-collect='*measured*'`): the answer's drop is
+/// counted, the making of the bench's input and divan's own loop are not.
+#[inline(never)]
+fn measured<T>(f: impl FnOnce() -> T) {
+    drop(black_box(f()));
 }
 
 fn folder(settings: &Value, mcp: Option<&Value>) -> tempfile::TempDir {
@@ -126,7 +136,7 @@ fn bench_check(bencher: Bencher, seated: bool, rewrite: bool) {
     let s = start(dir.path(), seated, chain(rewrite));
     bencher
         .with_inputs(check_event)
-        .bench_local_values(|e| black_box(s.raise(e)));
+        .bench_local_values(|e| measured(|| s.raise(e)));
 }
 
 #[divan::bench]
@@ -158,7 +168,7 @@ fn env_set(bencher: Bencher, name: &'static str) {
     );
     bencher
         .with_inputs(|| Event::from_value("env.set", json!({"name": name, "value": "x"})))
-        .bench_local_values(|e| black_box(s.raise_from("envy@bench", e)));
+        .bench_local_values(|e| measured(|| s.raise_from("envy@bench", e)));
 }
 
 #[divan::bench]
@@ -180,7 +190,7 @@ fn plugin_register_under_mods_only(bencher: Bencher) {
         true,
         vec![pass("mod", Tier::User, "session.append")],
     );
-    bencher.bench_local(|| black_box(s.reload("mod@bench")));
+    bencher.bench_local(|| measured(|| s.reload("mod@bench")));
 }
 
 #[divan::bench]
@@ -196,7 +206,7 @@ fn tool_register_against_1000_reserved_scopes(bencher: Bencher) {
     );
     bencher
         .with_inputs(|| Event::from_value("tool.register", json!({"name": "add"})))
-        .bench_local_values(|e| black_box(s.raise_from("notes@bench", e)));
+        .bench_local_values(|e| measured(|| s.raise_from("notes@bench", e)));
 }
 
 #[divan::bench]
