@@ -30,7 +30,7 @@ struct Fixed;
 
 impl Core for Fixed {
     fn answer(&self, _cx: Cx, _e: Event) -> BoxFuture<'static, Answer> {
-        Box::pin(async { Ok(Value::Object(Map::new())) })
+        Box::pin(async { Ok(Value::Object(Map::new()).into()) })
     }
     fn engine_log(&self, _channel: Channel, _line: String) {}
 }

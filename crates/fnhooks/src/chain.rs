@@ -5,6 +5,7 @@
 use crate::catalogue::Catalogue;
 use crate::event::{Event, EventName, FailureKind, HookFailure, Origin};
 use crate::plugin::{Pattern, Plugin, PluginInfo, Registration};
+use crate::reply::Reply;
 use crate::run::{Driver, HookKey, NextAnswer, Run};
 use crate::Tier;
 use futures::future::BoxFuture;
@@ -67,8 +68,9 @@ impl PartialEq for ChainError {
     }
 }
 
-/// What a chain (or `next`) answers: the event's result, or an error.
-pub type Answer = Result<Value, ChainError>;
+/// What a chain (or `next`) answers: the event's result (a shared [`Reply`]), or an
+/// error.
+pub type Answer = Result<Reply, ChainError>;
 
 /// A log channel (SPEC §1.5 `ui.log`): `screen` or `debug`.
 #[derive(
@@ -177,7 +179,7 @@ impl TraceEntry {
 #[must_use]
 pub fn answer_to_json(answer: &Answer) -> Value {
     match answer {
-        Ok(v) => v.clone(),
+        Ok(v) => Value::clone(v),
         Err(e) => json!({ "$error": e.failure() }),
     }
 }
@@ -657,7 +659,9 @@ impl Engine {
             );
             return self.inner.core.answer(core_cx, raise.event);
         }
-        let given = raise.core_answer.map(|v| (raise.event.name.clone(), v));
+        let given = raise
+            .core_answer
+            .map(|v| (raise.event.name.clone(), Reply::new(v)));
         let run = Run::new(
             Arc::clone(&self.inner),
             links,
@@ -687,7 +691,9 @@ impl Engine {
             Some(o) => Arc::new(o),
             None => Arc::clone(&self.inner.engine_origin),
         };
-        let given = raise.core_answer.map(|v| (raise.event.name.clone(), v));
+        let given = raise
+            .core_answer
+            .map(|v| (raise.event.name.clone(), Reply::new(v)));
         let run = Run::new(
             Arc::clone(&self.inner),
             links,

@@ -6,6 +6,7 @@ mod chain;
 mod escape;
 mod event;
 mod plugin;
+mod reply;
 mod run;
 mod tier;
 mod timer;
@@ -21,6 +22,7 @@ pub use event::{Event, EventName, FailureKind, HookFailure, Origin};
 pub use plugin::{
     CopySource, Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration,
 };
+pub use reply::Reply;
 pub use run::NextAnswer;
 pub use tier::Tier;
 pub use typed::{Router, TypedNext};

@@ -3,15 +3,16 @@
 use crate::chain::{Cx, Next};
 use crate::event::{Event, HookFailure};
 use crate::typed::TypedNext;
-use crate::{ChainError, EventType, Tier};
+use crate::{ChainError, EventType, Reply, Tier};
 use futures::future::BoxFuture;
+use futures::FutureExt;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-/// What a hook returns: its answer, or an error (SPEC §1.1).
-pub type HookResult = Result<Value, HookError>;
+/// What a hook returns: its answer (a shared [`Reply`]), or an error (SPEC §1.1).
+pub type HookResult = Result<Reply, HookError>;
 
 /// A hook's error. `Chain` carries an error that came back from `next` (or from an
 /// event the hook raised); returning the very error its own `next` returned is not a
@@ -37,19 +38,22 @@ impl From<HookFailure> for HookError {
 }
 
 /// A hook: `hook(cx, e, next) -> answer` (SPEC §1.1). Implemented for every
-/// `Fn(Cx, Event, Next) -> impl Future<Output = HookResult>`.
+/// `Fn(Cx, Event, Next) -> impl Future<Output = Result<T, HookError>>` whose answer `T`
+/// is a [`Reply`] (what `next` answered, handed on without a copy) or a
+/// [`serde_json::Value`] (a new answer).
 pub trait Hook: Send + Sync + 'static {
     /// Runs the hook on `event`; `next` runs the rest of the chain.
     fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult>;
 }
 
-impl<F, Fut> Hook for F
+impl<F, Fut, T> Hook for F
 where
     F: Fn(Cx, Event, Next) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HookResult> + Send + 'static,
+    Fut: Future<Output = Result<T, HookError>> + Send + 'static,
+    T: Into<Reply> + 'static,
 {
     fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult> {
-        Box::pin(self(cx, event, next))
+        Box::pin(self(cx, event, next).map(|r| r.map(Into::into)))
     }
 }
 
@@ -152,7 +156,9 @@ impl Registration {
             async move {
                 let input = crate::typed::read_input::<E>(&e).map_err(HookError::Failed)?;
                 let out = hook(cx, input, TypedNext::new(next)).await?;
-                crate::typed::to_answer(&out).map_err(HookError::Failed)
+                crate::typed::to_answer(&out)
+                    .map(Reply::new)
+                    .map_err(HookError::Failed)
             }
         };
         Registration {

@@ -20,12 +20,12 @@ use crate::catalogue::Catalogue;
 use crate::chain::{Answer, ChainError, Channel, Cx, EngineInner, Link, TierSet, TraceEntry};
 use crate::event::{Event, EventName, FailureKind, HookFailure, Origin};
 use crate::plugin::{HookError, HookResult};
+use crate::reply::Reply;
 use crate::timer::Clock;
 use crate::Tier;
 use futures::future::{BoxFuture, CatchUnwind};
 use futures::FutureExt;
 use parking_lot::Mutex;
-use serde_json::Value;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -50,7 +50,7 @@ pub(crate) struct Run {
     pub(crate) excluded: Arc<[HookKey]>,
     /// The answer the embedding program gave for this raise's event at the core link
     /// (`Raise::core_answer`), with the event's name.
-    given: Option<(EventName, Value)>,
+    given: Option<(EventName, Reply)>,
     /// The engine's seating epoch when the run began: a `cx` raising under the same
     /// epoch belongs to a plugin still seated.
     pub(crate) epoch: u64,
@@ -173,6 +173,12 @@ impl RunState {
             .is_some_and(|n| matches!(&n.answer, Err(l) if l.same(e)))
     }
 
+    /// Whether the last `next` of a frame answered this very shared value.
+    fn last_is_reply(&self, last: Option<u32>, v: &Reply) -> bool {
+        last.and_then(|n| self.nodes.get(n as usize))
+            .is_some_and(|n| matches!(&n.answer, Ok(r) if Reply::ptr_eq(r, v)))
+    }
+
     /// The entries of the trace from `node` down, outermost first.
     pub(crate) fn entries(&self, links: &[Link], node: Option<u32>) -> Vec<TraceEntry> {
         let mut out = Vec::new();
@@ -228,7 +234,7 @@ impl Run {
         links: Arc<[Link]>,
         origin: Arc<Origin>,
         excluded: Arc<[HookKey]>,
-        given: Option<(EventName, Value)>,
+        given: Option<(EventName, Reply)>,
         epoch: u64,
     ) -> Arc<Run> {
         let depth = links.len() + 1;
@@ -724,16 +730,26 @@ impl Driver {
 
     /// A hook's result, judged (SPEC §1.1, §1.2, §1.7b).
     fn judged(&mut self, slot: usize, checked: bool, result: HookResult) -> Step {
-        let (broke, propagated, name) = {
+        let (broke, propagated, handed_on, name) = {
             let mut st = self.run.state.lock();
             let last = st.frames.get(slot).and_then(|f| f.last);
             let propagated = match &result {
                 Err(HookError::Chain(e)) => st.last_is_error(last, e),
                 _ => false,
             };
+            // An answer handed on as `next` answered it was judged where it was made.
+            let handed_on = match &result {
+                Ok(v) => st.last_is_reply(last, v),
+                Err(_) => false,
+            };
             match st.frames.get_mut(slot) {
-                Some(f) => (f.broke.take(), propagated, f.received.name.clone()),
-                None => (None, propagated, EventName::from("")),
+                Some(f) => (
+                    f.broke.take(),
+                    propagated,
+                    handed_on,
+                    f.received.name.clone(),
+                ),
+                None => (None, propagated, handed_on, EventName::from("")),
             }
         };
         if let Some(b) = broke {
@@ -741,7 +757,7 @@ impl Driver {
         }
         match result {
             Ok(v) => {
-                if checked && !self.run.catalogue().answer_ok(&name, &v) {
+                if checked && !handed_on && !self.run.catalogue().answer_ok(&name, &v) {
                     let msg = format!("answered {v}, which is not a {name} result");
                     return self.failed(slot, HookFailure::new(FailureKind::InvalidAnswer, msg));
                 }
@@ -867,7 +883,7 @@ impl Driver {
         };
         if let Some((answer, said)) = fail_closed {
             run.log(line(said));
-            return Step::Answered(Ok(answer), Some(failure.kind));
+            return Step::Answered(Ok(Reply::new(answer)), Some(failure.kind));
         }
         run.log(line("the chain went on without it"));
         if let (true, Some(last)) = (called, last) {

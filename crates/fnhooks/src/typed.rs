@@ -4,8 +4,9 @@
 
 use crate::chain::{Answer, ChainError, Channel, Core, Cx, Next, TraceEntry};
 use crate::event::{Event, FailureKind, HookFailure, Origin};
-use crate::{EventType, Tier};
+use crate::{EventType, Reply, Tier};
 use futures::future::BoxFuture;
+use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -33,8 +34,8 @@ pub(crate) fn to_answer<T: Serialize>(out: &T) -> Result<Value, HookFailure> {
         .map_err(|why| HookFailure::new(FailureKind::InvalidAnswer, why.to_string()))
 }
 
-fn read_output<E: EventType>(answer: Value) -> Result<E::Output, ChainError> {
-    serde_json::from_value(answer).map_err(|why| {
+fn read_output<E: EventType>(answer: &Reply) -> Result<E::Output, ChainError> {
+    E::Output::deserialize(&**answer).map_err(|why| {
         ChainError::new(
             FailureKind::InvalidAnswer,
             format!("the chain's answer is not a {} result: {why}", E::NAME),
@@ -92,7 +93,7 @@ impl<E: EventType> TypedNext<E> {
     /// type (kind `invalid-answer`).
     pub async fn run(&self, input: &E::Input) -> Result<E::Output, ChainError> {
         let answer = self.next.run(input_event::<E>(input)?).await?;
-        read_output::<E>(answer)
+        read_output::<E>(&answer)
     }
 
     /// Runs the rest of the chain from `tier` on ([`Next::to`]), typed.
@@ -102,7 +103,7 @@ impl<E: EventType> TypedNext<E> {
     /// As [`TypedNext::run`], and the forbidden jump of [`Next::to`].
     pub async fn to(&self, input: &E::Input, tier: Tier) -> Result<E::Output, ChainError> {
         let answer = self.next.to(input_event::<E>(input)?, tier).await?;
-        read_output::<E>(answer)
+        read_output::<E>(&answer)
     }
 
     /// Who raised the event ([`Next::origin`]).
@@ -176,7 +177,9 @@ impl Router {
         Router {
             exact: HashMap::new(),
             prefixes: Vec::new(),
-            fallback: Arc::new(|_cx, e: Event| Box::pin(async move { Ok(e.to_value()) })),
+            fallback: Arc::new(|_cx, e: Event| {
+                Box::pin(async move { Ok(Reply::new(e.to_value())) })
+            }),
             log: Arc::new(log),
         }
     }
@@ -199,7 +202,9 @@ impl Router {
                 let input =
                     input.map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))?;
                 let out = handler(cx, input).await?;
-                to_answer(&out).map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))
+                to_answer(&out)
+                    .map(Reply::new)
+                    .map_err(|f| ChainError::new(f.kind, f.message.unwrap_or_default()))
             })
         });
         self.exact.insert(E::NAME.to_owned(), route);
@@ -208,14 +213,17 @@ impl Router {
 
     /// This router with `handler` answering the events `pattern` names: an event name,
     /// or `prefix.*` for a family (the longest matching prefix wins; an exact name wins
-    /// over every prefix).
+    /// over every prefix). The handler answers a [`Reply`] (shared, no copy) or a
+    /// [`serde_json::Value`].
     #[must_use]
-    pub fn on_json<F, Fut>(mut self, pattern: &str, handler: F) -> Self
+    pub fn on_json<F, Fut, T>(mut self, pattern: &str, handler: F) -> Self
     where
         F: Fn(Cx, Event) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Answer> + Send + 'static,
+        Fut: Future<Output = Result<T, ChainError>> + Send + 'static,
+        T: Into<Reply> + 'static,
     {
-        let route: Handler = Arc::new(move |cx, e| Box::pin(handler(cx, e)));
+        let route: Handler =
+            Arc::new(move |cx, e| Box::pin(handler(cx, e).map(|r| r.map(Into::into))));
         match pattern.strip_suffix('*') {
             Some(prefix) => {
                 self.prefixes.push((prefix.to_owned(), route));
@@ -231,12 +239,13 @@ impl Router {
 
     /// This router with `handler` answering every event no other handler answers.
     #[must_use]
-    pub fn fallback<F, Fut>(mut self, handler: F) -> Self
+    pub fn fallback<F, Fut, T>(mut self, handler: F) -> Self
     where
         F: Fn(Cx, Event) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Answer> + Send + 'static,
+        Fut: Future<Output = Result<T, ChainError>> + Send + 'static,
+        T: Into<Reply> + 'static,
     {
-        self.fallback = Arc::new(move |cx, e| Box::pin(handler(cx, e)));
+        self.fallback = Arc::new(move |cx, e| Box::pin(handler(cx, e).map(|r| r.map(Into::into))));
         self
     }
 

@@ -27,7 +27,7 @@ impl Core for Recorder {
         } else {
             json!({"text": "core", "seen": e.to_value()})
         };
-        Box::pin(async move { Ok(answer) })
+        Box::pin(async move { Ok(answer.into()) })
     }
     #[allow(clippy::unwrap_used)]
     fn engine_log(&self, channel: Channel, line: String) {
@@ -290,7 +290,7 @@ fn a_failed_hook_that_called_next_settles_on_its_last_run_without_rerunning() {
         "prompt.section",
         |_cx: Cx, e: Event, n: Next| async move {
             n.run(e).await?;
-            Err(HookFailure::new(FailureKind::Error, "boom").into())
+            Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "boom").into())
         },
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
@@ -395,7 +395,7 @@ fn an_org_plugin_failing_at_tool_check_denies_even_after_next() {
         "tool.check",
         |_cx: Cx, e: Event, n: Next| async move {
             n.run(e).await?;
-            Err(HookFailure::new(FailureKind::Error, "crash").into())
+            Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "crash").into())
         },
     ));
     let a = raise(
@@ -424,7 +424,7 @@ fn a_failure_handler_reads_called_and_replays_the_last_run() {
         Plugin::new(info("org", Tier::Prepend)).with(
             Registration::on("prompt.section", |_cx: Cx, e: Event, n: Next| async move {
                 n.run(e).await?;
-                Err(HookFailure::new(FailureKind::Error, "after next").into())
+                Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "after next").into())
             })
             .catch(move |_cx: Cx, e: Event, n: Next| {
                 let s = s.clone();
@@ -890,7 +890,7 @@ fn an_event_a_hook_raises_runs_without_that_hook() {
         async move {
             *c.lock().unwrap() += 1;
             if *c.lock().unwrap() > 5 {
-                return Ok(json!({"text": "re-entered"}));
+                return Ok(json!({"text": "re-entered"}).into());
             }
             let raised = cx
                 .raise(Event::from_value("prompt.section", json!({"nested": true})))
@@ -927,7 +927,7 @@ fn engine_lines_write_supplied_strings_escaped() {
     engine.seat(Plugin::new(i).with(Registration::on(
         "prompt.section",
         |_cx: Cx, _e: Event, _n: Next| async move {
-            Err(HookFailure::new(FailureKind::Error, "x\u{202e}y").into())
+            Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "x\u{202e}y").into())
         },
     )));
     raise(&engine, "prompt.section", json!({})).unwrap();

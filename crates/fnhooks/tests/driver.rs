@@ -25,7 +25,7 @@ impl Core for Keeper {
     fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         *self.seen.lock().unwrap() = Some(Arc::clone(&e.fields));
         *self.calls.lock().unwrap() += 1;
-        Box::pin(async { Ok(json!({"depth": 0})) })
+        Box::pin(async { Ok(json!({"depth": 0}).into()) })
     }
     fn engine_log(&self, _channel: Channel, _line: String) {}
 }
@@ -41,7 +41,7 @@ fn info(id: &str, tier: Tier) -> PluginInfo {
 }
 
 /// A hook that counts itself into the answer's `depth`.
-fn counting(_cx: Cx, e: Event, next: Next) -> BoxFuture<'static, Result<Value, HookError>> {
+fn counting(_cx: Cx, e: Event, next: Next) -> BoxFuture<'static, fnhooks::HookResult> {
     Box::pin(async move {
         let mut a = next.run(e).await?;
         let depth = a["depth"].as_u64().unwrap_or(0);
@@ -172,7 +172,7 @@ fn a_next_dropped_halfway_stops_the_rest_of_the_chain() {
                 futures::pin_mut!(below);
                 match futures::future::select(below, futures::future::ready(())).await {
                     futures::future::Either::Left((a, _)) => a.map_err(HookError::from),
-                    futures::future::Either::Right(((), _)) => Ok(json!({"gave_up": true})),
+                    futures::future::Either::Right(((), _)) => Ok(json!({"gave_up": true}).into()),
                 }
             },
         )),

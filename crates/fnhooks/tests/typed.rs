@@ -212,7 +212,7 @@ fn a_core_answer_given_stands_at_the_core_link_of_that_raise_only() {
             async move {
                 // A raise of its own is answered by the core, not by the given answer.
                 let mine = cx.raise(greet(json!({"name": "bob"}))).await?;
-                *keep.lock().unwrap() = Some(mine);
+                *keep.lock().unwrap() = Some(mine.into_value());
                 Ok(next.run(e).await?)
             }
         },

@@ -292,7 +292,7 @@ fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String>
             Err("the answer differs from the same step with no user-tier hooks".to_owned())
         };
     }
-    let Ok(Some(held)) = twin.as_ref().map(Verdict::from_value) else {
+    let Ok(Some(held)) = twin.as_ref().map(|t| Verdict::from_value(t)) else {
         return Ok(());
     };
     let holds =
@@ -300,7 +300,7 @@ fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String>
     if !holds {
         return Ok(());
     }
-    let got = answer.as_ref().ok().and_then(Verdict::from_value);
+    let got = answer.as_ref().ok().and_then(|a| Verdict::from_value(a));
     match got {
         Some(v) if v == held || v.decision > held.decision => Ok(()),
         _ => Err("the held verdict was not returned whole".to_owned()),
@@ -472,7 +472,7 @@ impl World {
             ) {
                 (None, Ok(call)) => {
                     let used = self.session.tool_use(call);
-                    Ok((Ok(used.to_value()), used.trace))
+                    Ok((Ok(used.to_value().into()), used.trace))
                 }
                 (None, Err(why)) => Ok((
                     Err(fnhooks::ChainError::new(
@@ -643,21 +643,21 @@ fn behaviour_hook(
 async fn run_behaviour(b: Behaviour, e: Event, next: Next) -> fnhooks::HookResult {
     match b {
         Behaviour::Pass => Ok(next.run(e).await?),
-        Behaviour::Answer(v) => Ok(v),
+        Behaviour::Answer(v) => Ok(v.into()),
         Behaviour::Replace(v) => {
             next.run(e).await?;
-            Ok(v)
+            Ok(v.into())
         }
         Behaviour::Patch(fields) => {
-            let answer = next.run(e).await?;
-            let Value::Object(mut obj) = answer else {
+            let mut answer = next.run(e).await?;
+            let Some(obj) = answer.as_object_mut() else {
                 return Err(HookError::Failed(HookFailure::new(
                     FailureKind::InvalidAnswer,
                     "patch: the answer from next is not an object",
                 )));
             };
-            patch(&mut obj, &fields);
-            Ok(Value::Object(obj))
+            patch(obj, &fields);
+            Ok(answer)
         }
         Behaviour::Hand(fields) => {
             let mut e = e;

@@ -34,7 +34,7 @@ pub(crate) async fn admit(state: Arc<State>, cx: Cx, e: Event, next: Next) -> Ho
     if policy::managed_mods_only(Some(&policy)) {
         // A module the event does not name is refused under no name.
         let name = module.map(|m| m.name).unwrap_or_default();
-        return Ok(json!({ "refuse": refusals::managed_mods_only(&name) }));
+        return Ok(json!({ "refuse": refusals::managed_mods_only(&name) }).into());
     }
     Ok(next.run(e).await?)
 }
@@ -63,5 +63,5 @@ pub(crate) async fn admit_failed(cx: Cx, e: Event, next: Next) -> HookResult {
     if next.called() {
         return Ok(next.run(e).await?);
     }
-    Ok(json!({ "refuse": refusals::managed_mods_only(&name) }))
+    Ok(json!({ "refuse": refusals::managed_mods_only(&name) }).into())
 }

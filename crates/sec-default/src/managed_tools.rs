@@ -121,7 +121,7 @@ pub fn managed_tools_restored(
 
     let mut restored = chain_obj.clone();
     restored.insert("tools".to_owned(), Value::Array(out));
-    Ok(Value::Object(restored))
+    Ok(Value::Object(restored).into())
 }
 
 /// The `tool.list` hook: the org listing (`next.to(e, append)`) and the chain listing
@@ -141,7 +141,7 @@ pub async fn tool_list(cx: Cx, e: Event, next: Next) -> HookResult {
         return Err(refusal.into());
     }
     let chain = next.run(e).await;
-    Ok(managed_tools_restored(policy.as_ref(), &org, &chain)?)
+    Ok(managed_tools_restored(policy.as_deref(), &org, &chain)?)
 }
 
 #[cfg(test)]
@@ -163,7 +163,7 @@ mod tests {
 
     fn list(names: &[(&str, &str)]) -> Answer {
         Ok(
-            json!({"tools": names.iter().map(|(n, d)| json!({"name": n, "description": d})).collect::<Vec<_>>()}),
+            json!({"tools": names.iter().map(|(n, d)| json!({"name": n, "description": d})).collect::<Vec<_>>()}).into(),
         )
     }
 
@@ -304,7 +304,7 @@ mod tests {
         let err: Answer = Err(ChainError::new(FailureKind::Error, "x"));
         assert_eq!(managed_tools_restored(Some(&pol), &org, &err), org);
         assert_eq!(
-            managed_tools_restored(Some(&pol), &org, &Ok(json!({"text": "no"}))),
+            managed_tools_restored(Some(&pol), &org, &Ok(json!({"text": "no"}).into())),
             org
         );
         assert_eq!(managed_tools_restored(Some(&pol), &err, &chain), err);

@@ -131,11 +131,11 @@ pub async fn env_set(cx: Cx, e: Event, next: Next) -> HookResult {
         return Ok(next.run(e).await?);
     };
     let policy = policy::read(&cx).await.ok();
-    let Some(why) = pinned_why(policy.as_ref(), &name) else {
+    let Some(why) = pinned_why(policy.as_deref(), &name) else {
         return Ok(next.run(e).await?);
     };
     if origin.tier == Tier::User {
-        Ok(json!({ "deny": refusals::pinned_refusal(&name, why) }))
+        Ok(json!({ "deny": refusals::pinned_refusal(&name, why) }).into())
     } else {
         Ok(next.to(e, Tier::Append).await?)
     }
@@ -164,7 +164,8 @@ pub async fn env_set_failed(_cx: Cx, e: Event, next: Next) -> HookResult {
         };
         Ok(json!({
             "deny": refusals::pinned_refusal(&name, PinReason::PolicyUnreadable)
-        }))
+        })
+        .into())
     } else {
         Ok(next.to(e, Tier::Append).await?)
     }

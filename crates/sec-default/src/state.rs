@@ -17,7 +17,7 @@ pub struct State {
     told: Mutex<HashSet<String>>,
     admitted: Mutex<HashMap<String, Admitted>>,
     /// The reservations compiled from the last policy read, with that read.
-    scopes: Mutex<Option<(ManagedSettings, Arc<ReservedScopes>)>>,
+    scopes: Mutex<Option<(Arc<ManagedSettings>, Arc<ReservedScopes>)>>,
 }
 
 /// What the plugin heard at a module's admission: the provenance (the id the loader
@@ -64,15 +64,16 @@ impl State {
 
     /// The reservations of `policy`, compiled once per policy content (SPEC §3.4; a
     /// burst of registrations under one policy compiles them once).
-    pub fn reserved_scopes(&self, policy: &ManagedSettings) -> Arc<ReservedScopes> {
+    /// The same shared policy is known without a comparison of its content.
+    pub fn reserved_scopes(&self, policy: &Arc<ManagedSettings>) -> Arc<ReservedScopes> {
         let mut cached = self.scopes.lock();
         if let Some((seen, scopes)) = cached.as_ref() {
-            if seen == policy {
+            if Arc::ptr_eq(seen, policy) || **seen == **policy {
                 return Arc::clone(scopes);
             }
         }
         let scopes = Arc::new(ReservedScopes::new(policy));
-        *cached = Some((policy.clone(), Arc::clone(&scopes)));
+        *cached = Some((Arc::clone(policy), Arc::clone(&scopes)));
         scopes
     }
 }

@@ -71,12 +71,12 @@ impl Core for FakeCore {
                 e.fields.get("source").and_then(Value::as_str),
                 self.policy.lock().unwrap().clone(),
             ) {
-                (Some("policy"), Some(p)) => Ok(p),
+                (Some("policy"), Some(p)) => Ok(p.into()),
                 (Some("policy"), None) => Err(ChainError::new(
                     FailureKind::Error,
                     "the managed policy cannot be read",
                 )),
-                _ => Ok(json!({})),
+                _ => Ok(json!({}).into()),
             },
             "tool.check" => {
                 let mut n = self.checks.lock().unwrap();
@@ -85,7 +85,7 @@ impl Core for FakeCore {
                     Some(from) if *n >= from => {
                         Err(ChainError::new(FailureKind::Error, "check broke"))
                     }
-                    _ => Ok(self.verdict.lock().unwrap().clone()),
+                    _ => Ok(self.verdict.lock().unwrap().clone().into()),
                 }
             }
             "env.set" | "ui.log" => {
@@ -103,16 +103,16 @@ impl Core for FakeCore {
                         _ => self.debug.lock().unwrap().push(line),
                     }
                 }
-                Ok(json!({}))
+                Ok(json!({}).into())
             }
-            "env.get" => Ok(json!({"value": "engine's"})),
+            "env.get" => Ok(json!({"value": "engine's"}).into()),
             "tool.register" => Ok(json!({
                 "registered": events::registered_tool_name(&cx.origin().plugin, e.fields.get("name").and_then(Value::as_str).unwrap_or_default())
-            })),
-            "plugin.register" => Ok(json!({"admitted": true})),
-            "tool.list" => Ok(self.listing.clone()),
+            }).into()),
+            "plugin.register" => Ok(json!({"admitted": true}).into()),
+            "tool.list" => Ok(self.listing.clone().into()),
             _ => Ok(
-                json!({"text": e.fields.get("text").and_then(Value::as_str).unwrap_or_default()}),
+                json!({"text": e.fields.get("text").and_then(Value::as_str).unwrap_or_default()}).into(),
             ),
         };
         Box::pin(async move { answer })
@@ -200,6 +200,7 @@ fn check(engine: &Engine) -> Value {
         Origin::engine(),
     )
     .unwrap()
+    .into_value()
 }
 
 fn allow_everything() -> Vec<Plugin> {

@@ -20,7 +20,7 @@ impl Core for Fixed {
             // the policy read (an empty policy), and every other event
             json!({})
         };
-        Box::pin(async move { Ok(v) })
+        Box::pin(async move { Ok(v.into()) })
     }
     fn engine_log(&self, _channel: Channel, _line: String) {}
 }
@@ -68,10 +68,10 @@ fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
             async move {
                 match b {
                     Behaviour::Pass => Ok(n.run(e).await?),
-                    Behaviour::Answer(v) => Ok(v),
+                    Behaviour::Answer(v) => Ok(v.into()),
                     Behaviour::Rewrite(v) => {
                         n.run(e).await?;
-                        Ok(v)
+                        Ok(v.into())
                     }
                 }
             }

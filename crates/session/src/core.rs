@@ -6,7 +6,9 @@ use events::{
     names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead, ToolCheck,
     ToolList, ToolRegister, Tools, UiLog,
 };
-use fnhooks::{escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Router};
+use fnhooks::{
+    escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply, Router,
+};
 use parking_lot::Mutex;
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
 use permissions::{Decision, Mode, Question, RuleSet, SessionFacts, SettingsSource, Verdict};
@@ -80,6 +82,10 @@ pub struct SessionCore {
     env: Mutex<BTreeMap<String, String>>,
     registered: Mutex<Vec<String>>,
     rules: Mutex<Option<Rules>>,
+    /// The managed settings of the last policy read, as the shared answer of
+    /// `settings.read({source: "policy"})`: one immutable object for every read of that
+    /// policy (issue #11), made again only when the memo reads the folder anew.
+    policy_reply: Mutex<Option<(Arc<Policy>, Reply)>>,
     rules_without_policy: Arc<RuleSet>,
     hooks_without_policy: Arc<ClassicHooks>,
     session_id: String,
@@ -117,6 +123,7 @@ impl SessionCore {
             env: Mutex::new(BTreeMap::new()),
             registered: Mutex::new(Vec::new()),
             rules: Mutex::new(None),
+            policy_reply: Mutex::new(None),
             rules_without_policy: Arc::new(rules_without_policy),
             hooks_without_policy: Arc::new(hooks_without_policy),
             session_id,
@@ -405,19 +412,38 @@ impl SessionCore {
             };
             self.write(Channel::Debug, line);
         }
-        Ok(combined.to_value())
+        Ok(combined.to_value().into())
     }
 
-    fn settings_read(&self, e: &SettingsRead) -> Result<Fields, ChainError> {
+    /// The managed settings as one shared answer: the same [`Reply`] for every read of
+    /// the policy the memo holds (SPEC §2.1; issue #11).
+    ///
+    /// # Errors
+    ///
+    /// The read's error: the policy cannot be read (fail closed).
+    fn policy_reply(&self) -> Result<Reply, PolicyError> {
+        let policy = self.read_policy()?;
+        let mut cached = self.policy_reply.lock();
+        if let Some((seen, reply)) = cached.as_ref() {
+            if Arc::ptr_eq(seen, &policy) {
+                return Ok(reply.clone());
+            }
+        }
+        let reply = Reply::new(Value::Object(policy.settings.clone()));
+        *cached = Some((policy, reply.clone()));
+        Ok(reply)
+    }
+
+    fn settings_read(&self, e: &SettingsRead) -> Result<Reply, ChainError> {
         let source = e.source.as_deref().unwrap_or("merged");
         let unreadable = |what: &str, why: String| {
             ChainError::new(FailureKind::Error, format!("{what} cannot be read: {why}"))
         };
+        let object = |m: Fields| Reply::new(Value::Object(m));
         match source {
-            "policy" => match self.read_policy() {
-                Ok(p) => Ok(p.settings.clone()),
-                Err(err) => Err(unreadable("the managed policy", err.to_string())),
-            },
+            "policy" => self
+                .policy_reply()
+                .map_err(|err| unreadable("the managed policy", err.to_string())),
             "merged" => {
                 let mut merged = Map::new();
                 for (name, input) in self.settings.named() {
@@ -428,7 +454,7 @@ impl SessionCore {
                     .read_policy()
                     .map_err(|err| unreadable("the managed policy", err.to_string()))?;
                 merge_settings(&mut merged, &p.settings);
-                Ok(merged)
+                Ok(object(merged))
             }
             other => {
                 let input = self
@@ -438,7 +464,7 @@ impl SessionCore {
                     .find(|(n, _)| *n == other)
                     .map(|(_, i)| i.clone());
                 match input {
-                    Some(i) => i.read().map_err(|why| unreadable(other, why)),
+                    Some(i) => i.read().map(object).map_err(|why| unreadable(other, why)),
                     None => Err(ChainError::new(
                         FailureKind::Error,
                         format!("no settings source named {other}"),
@@ -538,8 +564,7 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
                 .ok_or_else(|| {
                     ChainError::new(FailureKind::Error, "settings.read is not of its shape")
                 })
-                .and_then(|read| settings.settings_read(&read))
-                .map(Value::Object);
+                .and_then(|read| settings.settings_read(&read));
             async move { answer }
         })
         .on_json(names::ENV_SET, move |_cx, e| {
@@ -571,6 +596,7 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
 
 fn to_json<T: serde::Serialize>(answer: &T) -> Answer {
     serde_json::to_value(answer)
+        .map(fnhooks::Reply::new)
         .map_err(|why| ChainError::new(FailureKind::InvalidAnswer, why.to_string()))
 }
 
@@ -669,7 +695,7 @@ impl CheckPlan {
             return Ok(self.base);
         };
         let answered = cx.raise(event).await;
-        let read = answered.as_ref().ok().and_then(classic::read_answer);
+        let read = answered.as_ref().ok().and_then(|a| classic::read_answer(a));
         let hook = match read {
             Some(h) => h,
             None if managed => HookAnswer {

@@ -364,7 +364,7 @@ impl Session {
             session
                 .admissions
                 .lock()
-                .push((p.info.id.clone(), Ok(taken_refusal(why))));
+                .push((p.info.id.clone(), Ok(taken_refusal(why).into())));
         }
         Ok(session)
     }
@@ -535,7 +535,7 @@ impl Session {
     ///
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise(&self, event: Event) -> Result<Value, RaiseError> {
-        Ok(self.engine.raise(event).await?)
+        Ok(self.engine.raise(event).await?.into_value())
     }
 
     /// Raises `event` from the listed, admitted plugin `id`, as that plugin's hooks
@@ -547,7 +547,11 @@ impl Session {
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise_from(&self, id: &str, event: Event) -> Result<Value, RaiseError> {
         let origin = self.origin_of(Some(id))?;
-        Ok(self.engine.raise(Raise::new(event).origin(origin)).await?)
+        Ok(self
+            .engine
+            .raise(Raise::new(event).origin(origin))
+            .await?
+            .into_value())
     }
 
     /// Raises as `raise` says, answering the chain's answer (value or error) and the
@@ -691,7 +695,7 @@ impl Session {
         }
         match self.taken.iter().find(|(p, _)| p.info.id == id) {
             // A module whose id was taken is refused again, and never seated.
-            Some((_, why)) => Ok(Ok(taken_refusal(why))),
+            Some((_, why)) => Ok(Ok(taken_refusal(why).into())),
             None => Err(RaiseError::UnknownPlugin(id.to_owned())),
         }
     }

@@ -203,13 +203,13 @@ fn a_failing_tool_call_link_is_dropped_and_the_call_is_still_judged() {
     })
     .with(
         Registration::on("tool.call", |_cx, _e: Event, _n: Next| async {
-            Err(fnhooks::HookError::Failed(HookFailure::new(
+            Err::<serde_json::Value, _>(fnhooks::HookError::Failed(HookFailure::new(
                 fnhooks::FailureKind::Error,
                 "boom",
             )))
         })
         .catch(|_cx, _e: Event, next: Next| async move {
-            Err(fnhooks::HookError::Chain(fnhooks::ChainError::new(
+            Err::<serde_json::Value, _>(fnhooks::HookError::Chain(fnhooks::ChainError::new(
                 next.error().map_or(fnhooks::FailureKind::Error, |f| f.kind),
                 "still broken",
             )))

@@ -855,9 +855,9 @@ fn judge_register(answer: &Result<Value, RaiseError>) -> Arm {
 }
 
 /// SPEC §3.1, §3.2 / §5.2: the answer is what the engine made.
-fn judge_content(answer: &Result<Value, RaiseError>, expected: Option<&Value>) -> Arm {
+fn judge_content(answer: &Result<fnhooks::Reply, RaiseError>, expected: Option<&Value>) -> Arm {
     match (answer, expected) {
-        (Ok(v), Some(x)) if v == x => Arm::new("as the engine made it", true),
+        (Ok(v), Some(x)) if **v == *x => Arm::new("as the engine made it", true),
         (Ok(_), Some(_)) => Arm::new("rewritten", false),
         (Ok(_), None) => Arm::new("answered; engine had none", false),
         (Err(RaiseError::Chain(e)), _) => Arm::new(format!("failed: {}", e.failure().kind), false),

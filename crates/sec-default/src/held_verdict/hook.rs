@@ -31,7 +31,7 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
         return Ok(answer?);
     }
     let policy = policy::read(&cx).await.ok();
-    if !policy::deny_rules_hold(policy.as_ref()) {
+    if !policy::deny_rules_hold(policy.as_deref()) {
         return Ok(answer?);
     }
 
@@ -92,9 +92,9 @@ pub async fn check_failed(cx: Cx, e: Event, next: Next) -> HookResult {
     let last = next.run(e).await;
     let trace = next.trace();
     let policy = policy::read(&cx).await.ok();
-    if policy::deny_rules_hold(policy.as_ref()) {
+    if policy::deny_rules_hold(policy.as_deref()) {
         let kind = next.error().map_or(FailureKind::Error, |f| f.kind);
-        return Ok(caught_answer(last.as_ref().ok(), &trace, kind));
+        return Ok(caught_answer(last.as_ref().ok().map(|r| &**r), &trace, kind).into());
     }
     Ok(last?)
 }

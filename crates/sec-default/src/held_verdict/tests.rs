@@ -8,8 +8,8 @@
 use super::*;
 use crate::refusals::Attempt;
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookFailure, Next, Plugin, PluginInfo,
-    Registration, Tier, TraceEntry,
+    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookError, HookFailure, Next, Plugin,
+    PluginInfo, Registration, Tier, TraceEntry,
 };
 use futures::future::BoxFuture;
 use permissions::{Decision, Verdict};
@@ -23,7 +23,7 @@ struct Fixed(Value);
 impl Core for Fixed {
     fn answer(&self, _cx: Cx, _e: Event) -> BoxFuture<'static, Answer> {
         let v = self.0.clone();
-        Box::pin(async move { Ok(v) })
+        Box::pin(async move { Ok(v.into()) })
     }
     fn engine_log(&self, _channel: Channel, _line: String) {}
 }
@@ -253,7 +253,7 @@ fn a_batch_of_the_organizations_plugins_alone_never_counts() {
 fn dropped_links_are_ignored() {
     let failing = |_cx: Cx, e: Event, n: Next| async move {
         n.run(e).await?;
-        Err(HookFailure::new(FailureKind::Error, "after next").into())
+        Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "after next").into())
     };
     let t = trace_of(
         json!({"decision": "allow"}),
@@ -263,7 +263,7 @@ fn dropped_links_are_ignored() {
     assert!(rewritten_by_users(&t).is_empty());
     // a user link that fails before next is dropped: the chain goes on without it
     let before = |_cx: Cx, _e: Event, _n: Next| async move {
-        Err(HookFailure::new(FailureKind::Error, "before next").into())
+        Err::<Value, HookError>(HookFailure::new(FailureKind::Error, "before next").into())
     };
     let t = trace_of(deny_rule(), vec![plugin("early", Tier::User, None, before)]);
     assert!(rewritten_by_users(&t).is_empty());
@@ -275,18 +275,18 @@ fn v(value: Value) -> Verdict {
 
 #[test]
 fn holds_over_deny_and_named_asks_unless_the_answer_is_stricter() {
-    let allow: Answer = Ok(json!({"decision": "allow"}));
+    let allow: Answer = Ok(json!({"decision": "allow"}).into());
     assert!(holds_over(&v(json!({"decision": "deny"})), &allow));
     assert!(holds_over(
         &v(deny_rule()),
-        &Ok(json!({"decision": "deny", "reason": "x"}))
+        &Ok(json!({"decision": "deny", "reason": "x"}).into())
     ));
     for key in ["rule", "hook", "setting", "ceiling", "decider"] {
         let mut ask = json!({"decision": "ask"});
         ask[key] = json!("x");
         assert!(holds_over(&v(ask.clone()), &allow), "{key}");
         assert!(
-            !holds_over(&v(ask), &Ok(json!({"decision": "deny"}))),
+            !holds_over(&v(ask), &Ok(json!({"decision": "deny"}).into())),
             "a person's deny over an ask stands"
         );
     }
@@ -373,9 +373,9 @@ fn held_notices_with_their_articles() {
 #[test]
 fn lift_or_reword() {
     let held = v(deny_rule());
-    assert!(is_looser(&Ok(json!({"decision": "ask"})), &held));
+    assert!(is_looser(&Ok(json!({"decision": "ask"}).into()), &held));
     assert!(!is_looser(
-        &Ok(json!({"decision": "deny", "reason": "x"})),
+        &Ok(json!({"decision": "deny", "reason": "x"}).into()),
         &held
     ));
 }

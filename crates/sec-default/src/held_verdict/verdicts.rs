@@ -9,12 +9,21 @@ use permissions::{Decision, Verdict};
 /// SPEC §1.6
 #[must_use]
 pub fn verdict_of(answer: &Answer) -> Option<Verdict> {
-    answer.as_ref().ok().and_then(Verdict::from_value)
+    answer.as_ref().ok().and_then(|v| Verdict::from_value(v))
 }
 
 /// What an entry is measured against when it is not a verdict (an error): a bare deny.
 fn measured(answer: &Answer) -> Verdict {
     verdict_of(answer).unwrap_or_else(|| Verdict::plain(Decision::Deny))
+}
+
+/// Whether the entry handed on the very value its `next` answered: then it rewrote
+/// nothing, known by a pointer comparison (issue #11), with no verdict read.
+fn handed_on_as_answered(entry: &TraceEntry) -> bool {
+    match (&entry.handed, &entry.answer, entry.called_next) {
+        (Some(Ok(handed)), Ok(answer), true) => fnhooks::Reply::ptr_eq(handed, answer),
+        _ => false,
+    }
 }
 
 /// Whether `answer` rewrote `handed` without tightening it: a more permissive decision,
@@ -61,7 +70,7 @@ fn people_of(entry: &TraceEntry) -> Vec<String> {
 pub fn rewritten_by_users(trace: &[TraceEntry]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for entry in trace {
-        if !entry.answered_itself() {
+        if !entry.answered_itself() || handed_on_as_answered(entry) {
             continue;
         }
         let people = people_of(entry);

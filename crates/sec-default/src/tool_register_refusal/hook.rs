@@ -51,7 +51,7 @@ pub async fn tool_register(state: Arc<State>, cx: Cx, e: Event, next: Next) -> H
             )),
         };
         if let Some(message) = refusal {
-            return Ok(json!({ "deny": message }));
+            return Ok(json!({ "deny": message }).into());
         }
     }
     Ok(next.run(e).await?)
@@ -84,7 +84,7 @@ pub async fn tool_register_failed(_cx: Cx, e: Event, next: Next) -> HookResult {
             &registered_tool_name(&origin.plugin, tool),
             &RegisterWhy::PolicyUnreadable,
         );
-        return Ok(json!({ "deny": message }));
+        return Ok(json!({ "deny": message }).into());
     }
     Ok(next.to(e, Tier::Append).await?)
 }
