@@ -194,7 +194,10 @@ fn ser_opt_answer<S: serde::Serializer>(a: &Option<Answer>, s: S) -> Result<S::O
 
 /// Merges adjacent entries of one batch into one entry under the first member's tier
 /// (SPEC §1.1 **\[decision\]**).
-fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
+fn merge_batches(entries: Vec<TraceEntry>) -> Vec<TraceEntry> {
+    if entries.iter().all(|e| e.batch.is_none()) {
+        return entries;
+    }
     let mut out: Vec<TraceEntry> = Vec::with_capacity(entries.len());
     for e in entries {
         if let (Some(last), Some(b)) = (out.last_mut(), e.batch) {
@@ -222,7 +225,7 @@ fn merge_batches(entries: &[TraceEntry]) -> Vec<TraceEntry> {
                 continue;
             }
         }
-        out.push(e.clone());
+        out.push(e);
     }
     out
 }
@@ -706,7 +709,7 @@ impl Engine {
         Box::pin(async move {
             let (answer, node) = driver.await;
             let entries = run.state.lock().entries(&run.links, node);
-            (answer, merge_batches(&entries))
+            (answer, merge_batches(entries))
         })
     }
 
@@ -1056,7 +1059,20 @@ impl Next {
         if last.is_none() {
             return Vec::new();
         }
-        merge_batches(&st.entries(&self.run.links, last))
+        merge_batches(st.entries(&self.run.links, last))
+    }
+
+    /// Whether every link beneath, in the last `next`/`next.to` run, answered the very
+    /// value its own `next` answered: then the run's answer is the core's, unchanged by
+    /// any link, and no entry of [`Next::trace`] rewrote anything. A walk of pointer
+    /// comparisons over the trace in place, with no entry copied (issue #11). `false`
+    /// before any call, and when a link answered anything of its own (a fail-closed
+    /// answer included).
+    #[must_use]
+    pub fn handed_on_unchanged(&self) -> bool {
+        let mut st = self.run.state.lock();
+        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
+        last.is_some() && st.unchanged_from(last)
     }
 
     /// In a failure handler: whether the failed hook had called `next` (or `next.to`).

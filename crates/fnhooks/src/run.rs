@@ -179,6 +179,29 @@ impl RunState {
             .is_some_and(|n| matches!(&n.answer, Ok(r) if Reply::ptr_eq(r, v)))
     }
 
+    /// Whether every entry from `node` down answered what the entry below it answered,
+    /// the very value or the very error (see [`crate::Next::handed_on_unchanged`]).
+    pub(crate) fn unchanged_from(&self, node: Option<u32>) -> bool {
+        let mut at = node.and_then(|i| self.nodes.get(i as usize));
+        while let Some(n) = at {
+            let Some(below) = n.below.and_then(|b| self.nodes.get(b as usize)) else {
+                // The bottom: the core's own answer (a link that answered without
+                // calling `next` answered something of its own).
+                return n.link.is_none();
+            };
+            let same = match (&n.answer, &below.answer) {
+                (Ok(a), Ok(b)) => Reply::ptr_eq(a, b),
+                (Err(a), Err(b)) => a.same(b),
+                _ => false,
+            };
+            if !same {
+                return false;
+            }
+            at = Some(below);
+        }
+        true
+    }
+
     /// The entries of the trace from `node` down, outermost first.
     pub(crate) fn entries(&self, links: &[Link], node: Option<u32>) -> Vec<TraceEntry> {
         let mut out = Vec::new();

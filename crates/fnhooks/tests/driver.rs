@@ -238,3 +238,42 @@ fn a_hook_that_panics_before_it_returns_a_future_is_dropped() {
         Some(fnhooks::FailureKind::Panic)
     );
 }
+
+#[test]
+fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
+    let (engine, _) = engine();
+    let seen: Arc<Mutex<Vec<bool>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    engine.seat(
+        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
+            "prompt.section",
+            move |_cx: Cx, e: Event, n: Next| {
+                let record = Arc::clone(&record);
+                async move {
+                    let a = n.run(e).await?;
+                    record.lock().unwrap().push(n.handed_on_unchanged());
+                    Ok(a)
+                }
+            },
+        )),
+    );
+    let passer =
+        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) };
+    engine.seat(
+        Plugin::new(info("passer", Tier::User)).with(Registration::on("prompt.section", passer)),
+    );
+    engine.raise_blocking(section()).unwrap();
+    // A rewrite of the same value (equal, but written) is a rewrite too.
+    engine.seat(
+        Plugin::new(info("rewriter", Tier::Append)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let mut a = n.run(e).await?;
+                a["depth"] = json!(0);
+                Ok(a)
+            },
+        )),
+    );
+    engine.raise_blocking(section()).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![true, false]);
+}

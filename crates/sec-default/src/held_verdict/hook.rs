@@ -26,6 +26,11 @@ use std::sync::Arc;
 /// SPEC §3.6
 pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
     let answer = next.run(e.clone()).await;
+    // Every link handed on the core's verdict as it came: nobody rewrote it, and the
+    // trace need not be read (issue #11).
+    if next.handed_on_unchanged() {
+        return Ok(answer?);
+    }
     let mods = rewritten_by_users(&next.trace());
     if mods.is_empty() {
         return Ok(answer?);
