@@ -14,6 +14,9 @@ use parking_lot::RwLock;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+
+/// The link index's hasher: fast on short names, seeded.
+type NameHash = foldhash::fast::RandomState;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -271,10 +274,12 @@ const INDEX_NAMES: usize = 1024;
 struct LinkIndex {
     epoch: u64,
     /// Every event name some registration names exactly.
-    exact: HashSet<String>,
+    exact: HashSet<String, NameHash>,
     /// Every prefix some registration listens to (`classic.`; `""` for `*`).
     prefixes: Vec<String>,
-    by_name: HashMap<EventName, Candidates>,
+    /// What each name raised so far found, a name no link hooks included: one hash of
+    /// the name a raise (foldhash, seeded; the map is bounded by [`INDEX_NAMES`]).
+    by_name: HashMap<EventName, Candidates, NameHash>,
 }
 
 impl LinkIndex {
@@ -325,10 +330,14 @@ impl EngineInner {
                 return c.clone();
             }
             if !ix.may_match(name) {
-                return Candidates {
+                let epoch = ix.epoch;
+                drop(ix);
+                let none = Candidates {
                     links: Arc::clone(&self.no_links),
                     filtered: false,
                 };
+                self.remember(name, &none, epoch);
+                return none;
             }
         }
         let seating = self.seating.read();
@@ -351,14 +360,20 @@ impl EngineInner {
             links: Arc::from(links),
             filtered,
         };
+        self.remember(name, &found, seating.epoch);
+        found
+    }
+
+    /// Keeps what `name` found, when the seating has not changed since it was found
+    /// under seating `epoch`.
+    fn remember(&self, name: &EventName, found: &Candidates, epoch: u64) {
         let mut ix = self.index.write();
-        if ix.epoch == seating.epoch {
+        if epoch == ix.epoch {
             if ix.by_name.len() >= INDEX_NAMES {
                 ix.by_name.clear();
             }
             ix.by_name.insert(name.clone(), found.clone());
         }
-        found
     }
 
     /// The links of `event`'s chain, without the hooks in `excluded`, with their batches
@@ -390,15 +405,15 @@ impl EngineInner {
         Arc::from(links)
     }
 
-    /// Rebuilds the index's patterns after a seat or unseat, under the seating's write
-    /// lock.
-    fn reindex(&self, seating: &Seating) {
+    /// Empties the index after a seat or unseat (under the seating's write lock) and
+    /// adds the patterns of the plugin seated, if any. A plugin unseated leaves its
+    /// patterns behind: they only make [`LinkIndex::may_match`] look further, never
+    /// miss a link, and seating stays linear in the plugins seated.
+    fn reindex(&self, seating: &Seating, seated: Option<&Seated>) {
         let mut ix = self.index.write();
         ix.epoch = seating.epoch;
         ix.by_name.clear();
-        ix.exact.clear();
-        ix.prefixes.clear();
-        for p in &seating.plugins {
+        if let Some(p) = seated {
             for r in &p.registrations {
                 match &r.pattern {
                     Pattern::Exact(n) => {
@@ -577,20 +592,21 @@ impl Engine {
     fn seat_at(&self, plugin: Plugin, first: bool) {
         let mut seating = self.inner.seating.write();
         seating.epoch += 1;
+        let seated = Arc::new(Seated::new(plugin));
         let plugins = &mut seating.plugins;
-        if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == plugin.info.id) {
-            *slot = Arc::new(Seated::new(plugin));
+        if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == seated.info.id) {
+            *slot = Arc::clone(&seated);
         } else {
-            let tier = plugin.info.tier;
+            let tier = seated.info.tier;
             let at = if first {
                 plugins.iter().position(|p| p.info.tier >= tier)
             } else {
                 plugins.iter().position(|p| p.info.tier > tier)
             }
             .unwrap_or(plugins.len());
-            plugins.insert(at, Arc::new(Seated::new(plugin)));
+            plugins.insert(at, Arc::clone(&seated));
         }
-        self.inner.reindex(&seating);
+        self.inner.reindex(&seating, Some(&seated));
     }
 
     /// Unseats the plugin with this id; `false` when none was seated.
@@ -601,7 +617,7 @@ impl Engine {
         let gone = seating.plugins.len() != before;
         if gone {
             seating.epoch += 1;
-            self.inner.reindex(&seating);
+            self.inner.reindex(&seating, None);
         }
         gone
     }

@@ -27,6 +27,7 @@ use permissions::{Mode, SessionFacts};
 use policy::{Clock, ManagedLocation, PolicyError, PolicyMemo, SystemClock, POLICY_MEMO_MS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -241,17 +242,18 @@ fn taken_refusal(why: &str) -> Value {
 fn unique_ids(listed: Vec<Plugin>, seats_default: bool) -> (Vec<Plugin>, Vec<(Plugin, String)>) {
     let (people, org): (Vec<Plugin>, Vec<Plugin>) =
         listed.into_iter().partition(|p| p.info.tier == Tier::User);
-    let mut held: Vec<(String, &'static str)> = Vec::new();
+    // Each id's key (`policy::id_key`) is made once: two ids are equal when their keys
+    // are (`policy::ids_equal`), so a set of keys finds a holder in one lookup, and
+    // listing n plugins costs n keys, not n² comparisons.
+    let mut held: HashMap<String, &'static str> = HashMap::new();
     if seats_default {
-        held.push((sec_default::ID.to_owned(), "the security default"));
+        held.insert(policy::id_key(sec_default::ID), "the security default");
     }
     let mut kept = Vec::new();
     let mut taken = Vec::new();
     for p in org.into_iter().chain(people) {
-        let holder = held
-            .iter()
-            .find(|(id, _)| policy::ids_equal(id, &p.info.id))
-            .map(|(_, who)| *who);
+        let key = policy::id_key(&p.info.id);
+        let holder = held.get(&key).copied();
         match holder {
             Some(who) => {
                 let why = format!(
@@ -266,7 +268,7 @@ fn unique_ids(listed: Vec<Plugin>, seats_default: bool) -> (Vec<Plugin>, Vec<(Pl
                 } else {
                     "an organization's or built-in plugin"
                 };
-                held.push((p.info.id.clone(), who));
+                held.insert(key, who);
                 kept.push(p);
             }
         }
