@@ -380,7 +380,9 @@ impl EngineInner {
     /// (SPEC §1.1, §1.3).
     fn links_for(&self, event: &Event, excluded: &[HookKey]) -> Arc<[Link]> {
         let found = self.candidates(&event.name);
-        if !found.filtered && excluded.is_empty() {
+        // Most raises from inside a chain exclude no link of this event's chain (the
+        // raising hook hooks another event): the index's links serve as they are.
+        if !found.filtered && !found.links.iter().any(|l| excluded.contains(&l.key())) {
             return found.links;
         }
         let mut links: Vec<Link> = found

@@ -139,6 +139,17 @@ fn bench_check(bencher: Bencher, seated: bool, rewrite: bool) {
         .bench_local_values(|e| measured(|| s.raise(e)));
 }
 
+/// The same `tool.check` with no plugin seated: the core's answer alone, so that
+/// (8 plugins − none) / 8 is the cost of one `tool.check` link.
+#[divan::bench]
+fn tool_check_no_plugins_unseated(bencher: Bencher) {
+    let dir = folder(&policy(), None);
+    let s = start(dir.path(), false, Vec::new());
+    bencher
+        .with_inputs(check_event)
+        .bench_local_values(|e| measured(|| s.raise(e)));
+}
+
 #[divan::bench]
 fn tool_check_8_plugins_unseated(bencher: Bencher) {
     bench_check(bencher, false, false);

@@ -1,15 +1,36 @@
 //! Reading verdicts out of answers and traces (SPEC §3.6 steps 2 and 6).
 
 use crate::refusals::names_together;
-use fnhooks::{Answer, Tier, TraceEntry};
+use fnhooks::{Answer, Reply, Tier, TraceEntry};
 use permissions::{Decision, Verdict};
+use std::cell::RefCell;
 
 /// The verdict an answer carries: `None` for an error or a value that is not a verdict.
 ///
 /// SPEC §1.6
 #[must_use]
 pub fn verdict_of(answer: &Answer) -> Option<Verdict> {
-    answer.as_ref().ok().and_then(|v| Verdict::from_value(v))
+    let reply = answer.as_ref().ok()?;
+    READ.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some((_, v)) = memo.iter().flatten().find(|(r, _)| Reply::ptr_eq(r, reply)) {
+            return v.clone();
+        }
+        let v = Verdict::from_value(reply);
+        memo.rotate_right(1);
+        if let Some(first) = memo.first_mut() {
+            *first = Some((reply.clone(), v.clone()));
+        }
+        v
+    })
+}
+
+thread_local! {
+    /// The verdicts read last, by the very answer each was read from (the memo holds
+    /// the answer, so its address cannot be reused by another). One held check reads
+    /// the core's verdict and a person's rewrite several times over (SPEC §3.6 steps 2,
+    /// 6 and 7): each is read once (issue #11).
+    static READ: RefCell<[Option<(Reply, Option<Verdict>)>; 2]> = const { RefCell::new([None, None]) };
 }
 
 /// What an entry is measured against when it is not a verdict (an error): a bare deny.
