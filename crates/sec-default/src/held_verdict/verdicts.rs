@@ -25,12 +25,15 @@ pub fn verdict_of(answer: &Answer) -> Option<Verdict> {
     })
 }
 
+/// An answer and the verdict read from it.
+type ReadVerdict = (Reply, Option<Verdict>);
+
 thread_local! {
     /// The verdicts read last, by the very answer each was read from (the memo holds
     /// the answer, so its address cannot be reused by another). One held check reads
     /// the core's verdict and a person's rewrite several times over (SPEC §3.6 steps 2,
     /// 6 and 7): each is read once (issue #11).
-    static READ: RefCell<[Option<(Reply, Option<Verdict>)>; 2]> = const { RefCell::new([None, None]) };
+    static READ: RefCell<[Option<ReadVerdict>; 2]> = const { RefCell::new([None, None]) };
 }
 
 /// What an entry is measured against when it is not a verdict (an error): a bare deny.
