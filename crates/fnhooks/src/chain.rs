@@ -665,20 +665,29 @@ impl Engine {
     /// The chain's error, when the chain answers one (a core that cannot read the
     /// policy, a dropped link whose last run failed).
     pub fn raise(&self, raise: impl Into<Raise>) -> BoxFuture<'static, Answer> {
-        let raise = raise.into();
+        match self.start(raise.into(), true) {
+            Ok(driver) => Box::pin(driver.map(|(answer, _)| answer)),
+            Err(core) => core,
+        }
+    }
+
+    /// A raise made ready to run: its chain's driver, or, where `direct` and no link is
+    /// left to run, the core's own answer (SPEC §1.3).
+    fn start(&self, raise: Raise, direct: bool) -> Result<Driver, BoxFuture<'static, Answer>> {
         let skip = TierSet::of(&raise.skipped);
         let links = self.inner.links_for(&raise.event, &[]);
         let origin = match raise.origin {
             Some(o) => Arc::new(o),
             None => Arc::clone(&self.inner.engine_origin),
         };
-        if raise.core_answer.is_none() && links.iter().all(|l| skip.contains(l.plugin.info.tier)) {
+        let none_left = links.iter().all(|l| skip.contains(l.plugin.info.tier));
+        if direct && raise.core_answer.is_none() && none_left {
             let core_cx = Cx::bare(
                 Arc::clone(&self.inner),
                 origin,
                 Arc::clone(&self.inner.no_hooks),
             );
-            return self.inner.core.answer(core_cx, raise.event);
+            return Err(self.inner.core.answer(core_cx, raise.event));
         }
         let given = raise
             .core_answer
@@ -691,8 +700,7 @@ impl Engine {
             given,
             self.inner.epoch(),
         );
-        let driver = Driver::new(run, raise.event, skip);
-        Box::pin(driver.map(|(answer, _)| answer))
+        Ok(Driver::new(run, raise.event, skip))
     }
 
     /// [`Engine::raise`], also answering the trace of the whole chain run (the entries
@@ -705,25 +713,11 @@ impl Engine {
         &self,
         raise: impl Into<Raise>,
     ) -> BoxFuture<'static, (Answer, Vec<TraceEntry>)> {
-        let raise = raise.into();
-        let skip = TierSet::of(&raise.skipped);
-        let links = self.inner.links_for(&raise.event, &[]);
-        let origin = match raise.origin {
-            Some(o) => Arc::new(o),
-            None => Arc::clone(&self.inner.engine_origin),
+        let driver = match self.start(raise.into(), false) {
+            Ok(driver) => driver,
+            Err(core) => return Box::pin(core.map(|answer| (answer, Vec::new()))),
         };
-        let given = raise
-            .core_answer
-            .map(|v| (raise.event.name.clone(), Reply::new(v)));
-        let run = Run::new(
-            Arc::clone(&self.inner),
-            links,
-            origin,
-            Arc::clone(&self.inner.no_hooks),
-            given,
-            self.inner.epoch(),
-        );
-        let driver = Driver::new(Arc::clone(&run), raise.event, skip);
+        let run = Arc::clone(&driver.run);
         Box::pin(async move {
             let (answer, node) = driver.await;
             let entries = run.state.lock().entries(&run.links, node);
