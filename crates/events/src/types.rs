@@ -355,7 +355,7 @@ impl Provider {
     #[must_use]
     pub fn of(event: &Event) -> Option<Provider> {
         let provider = event.fields.get("provider").filter(|p| p.is_object())?;
-        serde_json::from_value(provider.clone()).ok()
+        Provider::deserialize(provider).ok()
     }
 }
 

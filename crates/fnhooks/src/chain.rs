@@ -673,6 +673,7 @@ impl Engine {
 
     /// A raise made ready to run: its chain's driver, or, where `direct` and no link is
     /// left to run, the core's own answer (SPEC §1.3).
+    #[inline]
     fn start(&self, raise: Raise, direct: bool) -> Result<Driver, BoxFuture<'static, Answer>> {
         let skip = TierSet::of(&raise.skipped);
         let links = self.inner.links_for(&raise.event, &[]);
@@ -1072,6 +1073,22 @@ impl Next {
             return Vec::new();
         }
         merge_batches(st.entries(&self.run.links, last))
+    }
+
+    /// The entries of [`Next::trace`] that changed something: those of the links (not
+    /// the core) whose entry, batches merged, answered other than the very value its own
+    /// `next` answered (a rewrite, an answer of their own without `next`, a fail-closed
+    /// answer), in order. The other entries are walked in place and not copied (issue
+    /// #11: a reader that looks for rewrites copies only the rewrites). Empty before any
+    /// call.
+    #[must_use]
+    pub fn trace_of_changes(&self) -> Vec<TraceEntry> {
+        let mut st = self.run.state.lock();
+        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
+        if last.is_none() {
+            return Vec::new();
+        }
+        merge_batches(st.changed_entries(&self.run.links, last))
     }
 
     /// Whether every link beneath, in the last `next`/`next.to` run, answered the very

@@ -5,11 +5,12 @@ use crate::event::{Event, HookFailure};
 use crate::typed::TypedNext;
 use crate::{ChainError, EventType, Reply, Tier};
 use futures::future::BoxFuture;
-use futures::FutureExt;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 /// What a hook returns: its answer (a shared [`Reply`]), or an error (SPEC §1.1).
 pub type HookResult = Result<Reply, HookError>;
@@ -53,7 +54,30 @@ where
     T: Into<Reply> + 'static,
 {
     fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult> {
-        Box::pin(self(cx, event, next).map(|r| r.map(Into::into)))
+        Box::pin(IntoReply {
+            fut: self(cx, event, next),
+        })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A hook's future, its answer made a [`Reply`]: what the blanket [`Hook`] impl
+    /// boxes (a `Reply` passes as it is; a `Value` is wrapped).
+    struct IntoReply<F> {
+        #[pin]
+        fut: F,
+    }
+}
+
+impl<F, T> Future for IntoReply<F>
+where
+    F: Future<Output = Result<T, HookError>>,
+    T: Into<Reply>,
+{
+    type Output = HookResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<HookResult> {
+        self.project().fut.poll(cx).map(|r| r.map(Into::into))
     }
 }
 

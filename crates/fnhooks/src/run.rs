@@ -202,41 +202,86 @@ impl RunState {
         true
     }
 
+    fn node(&self, at: Option<u32>) -> Option<&TraceNode> {
+        at.and_then(|i| self.nodes.get(i as usize))
+    }
+
     /// The entries of the trace from `node` down, outermost first.
     pub(crate) fn entries(&self, links: &[Link], node: Option<u32>) -> Vec<TraceEntry> {
         let mut out = Vec::new();
         let mut at = node;
-        while let Some(n) = at.and_then(|i| self.nodes.get(i as usize)) {
-            let handed = n
-                .below
-                .and_then(|b| self.nodes.get(b as usize))
-                .map(|b| b.answer.clone());
-            let link = n.link.and_then(|i| links.get(i as usize));
-            out.push(match link {
-                Some(l) => TraceEntry {
-                    tier: l.plugin.info.tier,
-                    plugins: vec![l.plugin.info.name.clone()],
-                    member_tiers: vec![l.plugin.info.tier],
-                    called_next: n.called_next,
-                    handed,
-                    answer: n.answer.clone(),
-                    failure: n.failure,
-                    batch: l.batch,
-                },
-                None => TraceEntry {
-                    tier: Tier::Core,
-                    plugins: Vec::new(),
-                    member_tiers: Vec::new(),
-                    called_next: n.called_next,
-                    handed,
-                    answer: n.answer.clone(),
-                    failure: n.failure,
-                    batch: None,
-                },
-            });
+        while let Some(n) = self.node(at) {
+            out.push(self.entry_of(links, n));
             at = n.below;
         }
         out
+    }
+
+    /// The entries of the trace from `node` down of the links (not the core) whose
+    /// batch, merged, answered something other than the very value its `next` answered
+    /// (see [`crate::Next::trace_of_changes`]), outermost first, not yet merged. The
+    /// other entries are walked in place and not copied.
+    pub(crate) fn changed_entries(&self, links: &[Link], node: Option<u32>) -> Vec<TraceEntry> {
+        let batch_of = |n: &TraceNode| {
+            n.link
+                .and_then(|i| links.get(i as usize))
+                .and_then(|l| l.batch)
+        };
+        let mut out = Vec::new();
+        let mut at = node;
+        while let Some(first) = self.node(at).filter(|n| n.link.is_some()) {
+            // The batch's last member: a batch is one entry (SPEC §1.1).
+            let mut last = first;
+            if let Some(b) = batch_of(first) {
+                while let Some(n) = self
+                    .node(last.below)
+                    .filter(|n| n.link.is_some() && batch_of(n) == Some(b))
+                {
+                    last = n;
+                }
+            }
+            let handed = self.node(last.below).map(|b| &b.answer);
+            let unchanged = last.called_next
+                && matches!((handed, &first.answer), (Some(Ok(h)), Ok(a)) if Reply::ptr_eq(h, a));
+            let mut member = Some(first);
+            while let Some(n) = member {
+                if !unchanged {
+                    out.push(self.entry_of(links, n));
+                }
+                if std::ptr::eq(n, last) {
+                    break;
+                }
+                member = self.node(n.below);
+            }
+            at = last.below;
+        }
+        out
+    }
+
+    fn entry_of(&self, links: &[Link], n: &TraceNode) -> TraceEntry {
+        let handed = self.node(n.below).map(|b| b.answer.clone());
+        match n.link.and_then(|i| links.get(i as usize)) {
+            Some(l) => TraceEntry {
+                tier: l.plugin.info.tier,
+                plugins: vec![l.plugin.info.name.clone()],
+                member_tiers: vec![l.plugin.info.tier],
+                called_next: n.called_next,
+                handed,
+                answer: n.answer.clone(),
+                failure: n.failure,
+                batch: l.batch,
+            },
+            None => TraceEntry {
+                tier: Tier::Core,
+                plugins: Vec::new(),
+                member_tiers: Vec::new(),
+                called_next: n.called_next,
+                handed,
+                answer: n.answer.clone(),
+                failure: n.failure,
+                batch: None,
+            },
+        }
     }
 }
 

@@ -277,3 +277,58 @@ fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
     engine.raise_blocking(section()).unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![true, false]);
 }
+
+#[test]
+fn trace_of_changes_copies_only_the_entries_that_changed_something() {
+    let (engine, _) = engine();
+    // What the outer hook saw: the changed entries' plugins, and how long trace() is.
+    type Seen = Vec<(Vec<String>, usize)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let record = Arc::clone(&seen);
+    engine.seat(
+        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
+            "prompt.section",
+            move |_cx: Cx, e: Event, n: Next| {
+                let record = Arc::clone(&record);
+                async move {
+                    let a = n.run(e).await?;
+                    let changed: Vec<String> = n
+                        .trace_of_changes()
+                        .iter()
+                        .flat_map(|t| t.plugins.clone())
+                        .collect();
+                    record.lock().unwrap().push((changed, n.trace().len()));
+                    Ok(a)
+                }
+            },
+        )),
+    );
+    let passer =
+        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) };
+    let rewriter = |_cx: Cx, e: Event, n: Next| async move {
+        let mut a = n.run(e).await?;
+        a["depth"] = json!(7);
+        Ok(a)
+    };
+    // Two plugins of one worker form a batch: one entry, changed when either member
+    // changed the answer.
+    let mut w1 = info("w1", Tier::User);
+    w1.worker = Some("shared".into());
+    let mut w2 = info("w2", Tier::User);
+    w2.worker = Some("shared".into());
+    engine.seat(Plugin::new(w1).with(Registration::on("prompt.section", passer)));
+    engine.seat(Plugin::new(w2).with(Registration::on("prompt.section", rewriter)));
+    engine.seat(
+        Plugin::new(info("a", Tier::Append)).with(Registration::on("prompt.section", passer)),
+    );
+    engine.seat(
+        Plugin::new(info("b", Tier::Builtin)).with(Registration::on("prompt.section", rewriter)),
+    );
+    engine.raise_blocking(section()).unwrap();
+    // trace(): the batch, a, b, the core (4 entries); changed: the batch (w1 and w2)
+    // and b, not a (it handed on what it got) and not the core.
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(vec!["w1".to_owned(), "w2".to_owned(), "b".to_owned()], 4)]
+    );
+}

@@ -128,7 +128,7 @@ impl Verdict {
     /// fields beyond SPEC §1.6's are ignored.
     #[must_use]
     pub fn from_value(value: &Value) -> Option<Verdict> {
-        serde_json::from_value(value.clone()).ok()
+        Verdict::deserialize(value).ok()
     }
 
     /// The verdict as a JSON object (the shape of SPEC §1.6).

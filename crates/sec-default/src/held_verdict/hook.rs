@@ -31,7 +31,9 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
     if next.handed_on_unchanged() {
         return Ok(answer?);
     }
-    let mods = rewritten_by_users(&next.trace());
+    // Only the entries that changed something can have rewritten the verdict: the
+    // others are not copied (SPEC §3.6 step 2).
+    let mods = rewritten_by_users(&next.trace_of_changes());
     if mods.is_empty() {
         return Ok(answer?);
     }
