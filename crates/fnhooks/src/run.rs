@@ -599,12 +599,37 @@ enum Step {
     Answered(Answer, Option<FailureKind>),
 }
 
+/// The frames to poll, topmost last: a stack whose top is kept apart, so that a run
+/// whose hooks never suspend (one frame to poll at a time) allocates nothing for it.
+#[derive(Default)]
+struct Todo {
+    top: Option<usize>,
+    rest: Vec<usize>,
+}
+
+impl Todo {
+    fn push(&mut self, slot: usize) {
+        if let Some(below) = self.top.replace(slot) {
+            self.rest.push(below);
+        }
+    }
+
+    fn pop(&mut self) -> Option<usize> {
+        self.top.take().or_else(|| self.rest.pop())
+    }
+
+    fn clear(&mut self) {
+        self.top = None;
+        self.rest.clear();
+    }
+}
+
 /// The future of one raise's chain run: its answer and its trace (arena index).
 pub(crate) struct Driver {
     pub(crate) run: Arc<Run>,
     stack: Vec<Frame>,
     /// Frames to poll, topmost last.
-    todo: Vec<usize>,
+    todo: Todo,
     started: bool,
     first: Option<(Event, TierSet)>,
 }
@@ -614,7 +639,7 @@ impl Driver {
         Driver {
             stack: Vec::with_capacity(run.links.len() + 1),
             run,
-            todo: Vec::new(),
+            todo: Todo::default(),
             started: false,
             first: Some((event, skip)),
         }
@@ -1086,7 +1111,9 @@ impl Future for Driver {
         } else {
             // Woken: any live frame may have been (SPEC §1.1 timeouts, a hook's own waits).
             this.todo.clear();
-            this.todo.extend(0..this.stack.len());
+            for slot in 0..this.stack.len() {
+                this.todo.push(slot);
+            }
         }
         while let Some(slot) = this.todo.pop() {
             if slot >= this.stack.len() {

@@ -3,8 +3,8 @@
 use crate::mode::mode_at_start;
 use crate::settings::{merge_settings, SettingsInputs};
 use events::{
-    names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, SettingsRead, ToolCheck,
-    ToolList, ToolRegister, Tools, UiLog,
+    names, Admission, EnvGet, EnvSet, Fields, PluginRegister, Registered, ToolCheck, ToolList,
+    ToolRegister, Tools, UiLog,
 };
 use fnhooks::{
     escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply, Router,
@@ -434,8 +434,10 @@ impl SessionCore {
         Ok(reply)
     }
 
-    fn settings_read(&self, e: &SettingsRead) -> Result<Reply, ChainError> {
-        let source = e.source.as_deref().unwrap_or("merged");
+    /// `settings.read({source})` (SPEC §1.5): `source` as [`events::SettingsRead`] reads it (a
+    /// source that is absent or not a string is `merged`).
+    fn settings_read(&self, source: Option<&str>) -> Result<Reply, ChainError> {
+        let source = source.unwrap_or("merged");
         let unreadable = |what: &str, why: String| {
             ChainError::new(FailureKind::Error, format!("{what} cannot be read: {why}"))
         };
@@ -560,11 +562,10 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
         // Untyped at the router, so the settings object is answered as read, not copied
         // again through serde.
         .on_json(names::SETTINGS_READ, move |_cx, e| {
-            let answer = SettingsRead::read(&e)
-                .ok_or_else(|| {
-                    ChainError::new(FailureKind::Error, "settings.read is not of its shape")
-                })
-                .and_then(|read| settings.settings_read(&read));
+            // `source` read in place: as `SettingsRead` reads it, with no copy of the
+            // event into the type.
+            let source = e.fields.get("source").and_then(Value::as_str);
+            let answer = settings.settings_read(source);
             async move { answer }
         })
         .on_json(names::ENV_SET, move |_cx, e| {
