@@ -1075,7 +1075,7 @@ impl Next {
         merge_batches(st.entries(&self.run.links, last))
     }
 
-    /// The entries of [`Next::trace`] that changed something: those of the links (not
+    /// The entries of [`Next::trace`] (SPEC §1.1) that changed something: those of the links (not
     /// the core) whose entry, batches merged, answered other than the very value its own
     /// `next` answered (a rewrite, an answer of their own without `next`, a fail-closed
     /// answer), in order. The other entries are walked in place and not copied (issue
@@ -1091,9 +1091,10 @@ impl Next {
         merge_batches(st.changed_entries(&self.run.links, last))
     }
 
-    /// Whether every link beneath, in the last `next`/`next.to` run, answered the very
-    /// value its own `next` answered: then the run's answer is the core's, unchanged by
-    /// any link, and no entry of [`Next::trace`] rewrote anything. A walk of pointer
+    /// SPEC §1.1 `next.trace`, read in place: whether every link beneath, in the last
+    /// `next`/`next.to` run, answered the very value its own `next` answered: then the
+    /// run's answer is the core's, unchanged by any link, and no entry of
+    /// [`Next::trace`] rewrote anything. A walk of pointer
     /// comparisons over the trace in place, with no entry copied (issue #11). `false`
     /// before any call, and when a link answered anything of its own (a fail-closed
     /// answer included).

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// An event's name (`tool.check`, `classic.PreToolUse`, ...): a shared string, so that
+/// An event's name (SPEC §1.5: `tool.check`, `classic.PreToolUse`, ...): a shared string, so that
 /// handing an event on copies no name (DESIGN: no copying on the hot path). It reads as
 /// a `&str` ([`EventName::as_str`], `Deref`) and compares with `&str` and `String`.
 #[derive(Clone, Eq, PartialOrd, Ord)]
@@ -159,7 +159,8 @@ impl Event {
         Value::Object(Map::clone(&self.fields))
     }
 
-    /// The fields, to write: copied first when another holder shares them (copy on
+    /// The fields, to write (SPEC §1.2: a hook may rewrite the fields that are not
+    /// pinned): copied first when another holder shares them (copy on
     /// write).
     pub fn fields_mut(&mut self) -> &mut Map<String, Value> {
         Arc::make_mut(&mut self.fields)

@@ -333,7 +333,7 @@ impl Run {
     }
 }
 
-/// What a hook's `next(e)` returns ([`crate::Next::run`], [`crate::Next::to`]): a future
+/// What a hook's `next(e)` returns (SPEC §1.1; [`crate::Next::run`], [`crate::Next::to`]): a future
 /// of the rest of the chain's answer. It runs nothing itself: the chain's driver runs
 /// the rest of the chain when the hook waits on it.
 ///
