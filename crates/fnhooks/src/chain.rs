@@ -580,7 +580,8 @@ impl Engine {
     }
 
     /// Seats a plugin at the end of its tier. A plugin already seated under the same
-    /// id is replaced in place (a reload).
+    /// id is replaced (a reload): in place when its tier is the same, else it moves to
+    /// the end of its new tier.
     pub fn seat(&self, plugin: Plugin) {
         self.seat_at(plugin, false);
     }
@@ -596,9 +597,21 @@ impl Engine {
         seating.epoch += 1;
         let seated = Arc::new(Seated::new(plugin));
         let plugins = &mut seating.plugins;
-        if let Some(slot) = plugins.iter_mut().find(|p| p.info.id == seated.info.id) {
-            *slot = Arc::clone(&seated);
+        let same_id = plugins.iter().position(|p| p.info.id == seated.info.id);
+        // A reload in the same tier keeps its place; one in another tier moves to that
+        // tier (chain order is tier order, SPEC §1.1).
+        if let Some(at) = same_id.filter(|&i| {
+            plugins
+                .get(i)
+                .is_some_and(|p| p.info.tier == seated.info.tier)
+        }) {
+            if let Some(slot) = plugins.get_mut(at) {
+                *slot = Arc::clone(&seated);
+            }
         } else {
+            if let Some(at) = same_id {
+                plugins.remove(at);
+            }
             let tier = seated.info.tier;
             let at = if first {
                 plugins.iter().position(|p| p.info.tier >= tier)

@@ -26,10 +26,10 @@ use crate::Tier;
 use futures::future::{BoxFuture, CatchUnwind};
 use futures::FutureExt;
 use parking_lot::Mutex;
+use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -54,9 +54,6 @@ pub(crate) struct Run {
     /// The engine's seating epoch when the run began: a `cx` raising under the same
     /// epoch belongs to a plugin still seated.
     pub(crate) epoch: u64,
-    /// The frame the driver is polling now (`usize::MAX`: none): a `next` polled inside
-    /// it needs no waker of its own.
-    polling: AtomicUsize,
     pub(crate) state: Mutex<RunState>,
 }
 
@@ -91,10 +88,11 @@ pub(crate) struct FrameState {
     asked: Option<Asked>,
     queued: Vec<Asked>,
     in_flight: Option<u32>,
-    /// The answer to a `next` call: its ticket, and the trace entry that holds it.
-    reply: Option<(u32, u32)>,
-    /// The waker of a `next` polled outside the driver's own polls.
-    waiter: Option<Waker>,
+    /// The answers to `next` calls not yet taken: the trace entry that holds each, by the
+    /// call's ticket (a hook may await its calls in any order).
+    replies: Tickets<u32>,
+    /// The wakers of the `next` calls polled outside the driver's own polls, by ticket.
+    waiters: Tickets<Waker>,
     cancelled: bool,
     tickets: u32,
     pub(crate) clock: Clock,
@@ -113,8 +111,8 @@ impl FrameState {
             asked: None,
             queued: Vec::new(),
             in_flight: None,
-            reply: None,
-            waiter: None,
+            replies: Tickets::default(),
+            waiters: Tickets::default(),
             cancelled: false,
             tickets: 0,
             clock: Clock::default(),
@@ -130,6 +128,62 @@ impl FrameState {
             }
         })
     }
+}
+
+/// Values by `next` call (its ticket): the first kept apart, so that the common case, one
+/// call at a time, allocates nothing.
+#[derive(Debug)]
+struct Tickets<T> {
+    first: Option<(u32, T)>,
+    more: Vec<(u32, T)>,
+}
+
+impl<T> Default for Tickets<T> {
+    fn default() -> Self {
+        Tickets {
+            first: None,
+            more: Vec::new(),
+        }
+    }
+}
+
+impl<T> Tickets<T> {
+    /// Keeps `value` for `ticket`, in place of what it held.
+    fn put(&mut self, ticket: u32, value: T) {
+        let _ = self.take(ticket);
+        if self.first.is_none() {
+            self.first = Some((ticket, value));
+        } else {
+            self.more.push((ticket, value));
+        }
+    }
+
+    /// What `ticket` holds, taken out.
+    fn take(&mut self, ticket: u32) -> Option<T> {
+        if self.first.as_ref().is_some_and(|(t, _)| *t == ticket) {
+            return self.first.take().map(|(_, v)| v);
+        }
+        let at = self.more.iter().position(|(t, _)| *t == ticket)?;
+        Some(self.more.swap_remove(at).1)
+    }
+
+    fn clear(&mut self) {
+        self.first = None;
+        self.more.clear();
+    }
+}
+
+thread_local! {
+    /// The frame the driver on this thread is polling now: (its run's address, its
+    /// slot). A `next` polled inside its own hook's poll on the driver's thread needs no
+    /// waker of its own (the driver polls the hook again when the answer is there); one
+    /// polled anywhere else, on any thread, registers its waker.
+    static POLLING: Cell<(usize, usize)> = const { Cell::new((0, usize::MAX)) };
+}
+
+/// Whether this thread's driver is polling frame `slot` of `run` now.
+fn polling_inside(run: &Arc<Run>, slot: usize) -> bool {
+    POLLING.with(|p| p.get() == (Arc::as_ptr(run) as usize, slot))
 }
 
 /// A `next` call waiting to be run.
@@ -312,7 +366,6 @@ impl Run {
             excluded,
             given,
             epoch,
-            polling: AtomicUsize::new(usize::MAX),
             state: Mutex::new(RunState {
                 frames: Vec::with_capacity(depth),
                 nodes: Vec::with_capacity(depth),
@@ -420,8 +473,7 @@ impl Future for NextAnswer {
                     };
                     // Polled inside its hook's own poll, the driver polls the hook again
                     // when the answer is there; polled elsewhere, it must be woken.
-                    let inside = run.polling.load(Ordering::Relaxed) == slot;
-                    let waker = (!inside).then(|| cx.waker().clone());
+                    let waker = (!polling_inside(&run, slot)).then(|| cx.waker().clone());
                     match ask(&run, slot, gen, event, skip, waker) {
                         Ok(ticket) => {
                             this.state = NextAnswerState::Waiting {
@@ -442,22 +494,21 @@ impl Future for NextAnswer {
                     gen,
                     ticket,
                 } => {
-                    let inside = run.polling.load(Ordering::Relaxed) == *slot;
+                    let inside = polling_inside(run, *slot);
                     let mut st = run.state.lock();
                     let Some(f) = st.frame(*slot, *gen) else {
                         drop(st);
                         this.state = NextAnswerState::Ready(None);
                         return Poll::Ready(Err(stale_next()));
                     };
-                    if let Some((_, node)) = f.reply.filter(|(t, _)| t == ticket) {
-                        f.reply = None;
+                    if let Some(node) = f.replies.take(*ticket) {
                         let answer = st.answer_of(node);
                         drop(st);
                         this.state = NextAnswerState::Ready(None);
                         return Poll::Ready(answer);
                     }
                     if !inside {
-                        f.waiter = Some(cx.waker().clone());
+                        f.waiters.put(*ticket, cx.waker().clone());
                     }
                     return Poll::Pending;
                 }
@@ -515,8 +566,8 @@ fn ask(
         f.queued.push(asked);
     }
     f.clock.pause();
-    if waker.is_some() {
-        f.waiter = waker;
+    if let Some(w) = waker {
+        f.waiters.put(ticket, w);
     }
     // The driver may be waiting elsewhere (this `next` was polled off its own polls).
     let waker = st.driver.take();
@@ -551,9 +602,10 @@ impl Drop for NextAnswer {
         } else if let Some(i) = f.queued.iter().position(|a| a.ticket == *ticket) {
             f.queued.remove(i);
             f.clock.resume();
-        } else if f.reply.as_ref().is_some_and(|(t, _)| t == ticket) {
-            f.reply = None;
+        } else {
+            let _ = f.replies.take(*ticket);
         }
+        let _ = f.waiters.take(*ticket);
     }
 }
 
@@ -743,9 +795,12 @@ impl Driver {
             }
             Work::DropOn(_) => return Step::Waits,
             Work::Hook { fut, checked, .. } => {
-                self.run.polling.store(slot, Ordering::Relaxed);
+                // A hook's poll catches its own panics, so the marker is always put back
+                // (a hook that raises an event polls another driver inside).
+                let here = (Arc::as_ptr(&self.run) as usize, slot);
+                let before = POLLING.with(|p| p.replace(here));
                 let polled = fut.poll_unpin(cx);
-                self.run.polling.store(usize::MAX, Ordering::Relaxed);
+                POLLING.with(|p| p.set(before));
                 (polled, *checked)
             }
         };
@@ -914,7 +969,8 @@ impl Driver {
                 f.broke = None;
                 f.asked = None;
                 f.queued.clear();
-                f.reply = None;
+                f.replies.clear();
+                f.waiters.clear();
                 f.clock = Clock::default();
                 (gen, f.received.clone(), saved)
             };
@@ -1041,11 +1097,14 @@ impl Driver {
                     return Some((Err(lost_answer()), Some(node)));
                 };
                 pf.last = Some(node);
-                if let Some(ticket) = pf.in_flight.take() {
-                    pf.reply = Some((ticket, node));
-                    pf.clock.resume();
-                }
-                let waiter = pf.waiter.take();
+                let waiter = match pf.in_flight.take() {
+                    Some(ticket) => {
+                        pf.replies.put(ticket, node);
+                        pf.clock.resume();
+                        pf.waiters.take(ticket)
+                    }
+                    None => None,
+                };
                 drop(st);
                 if let Some(w) = waiter {
                     w.wake();
