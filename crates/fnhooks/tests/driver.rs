@@ -332,3 +332,48 @@ fn trace_of_changes_copies_only_the_entries_that_changed_something() {
         vec![(vec!["w1".to_owned(), "w2".to_owned(), "b".to_owned()], 4)]
     );
 }
+
+#[test]
+fn a_hook_that_writes_to_its_nexts_answer_writes_a_copy_the_trace_does_not_share() {
+    // What the security default's pointer comparisons rest on: an answer a link wrote to
+    // is never the very value its next answered, so a rewrite cannot pass as a
+    // hand-on (SPEC §3.6 step 2).
+    let (engine, _) = engine();
+    let seen: Arc<Mutex<Vec<(bool, usize, Value)>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    engine.seat(
+        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
+            "prompt.section",
+            move |_cx: Cx, e: Event, n: Next| {
+                let record = Arc::clone(&record);
+                async move {
+                    let a = n.run(e).await?;
+                    let below = n.trace();
+                    let core = below.last().and_then(|t| t.answer.clone().ok()).unwrap();
+                    record.lock().unwrap().push((
+                        n.handed_on_unchanged(),
+                        n.trace_of_changes().len(),
+                        core.into_value(),
+                    ));
+                    Ok(a)
+                }
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("writer", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let mut a = n.run(e).await?;
+                // A write in place, through DerefMut, of the value next answered.
+                if let Some(obj) = a.as_object_mut() {
+                    obj.insert("depth".into(), json!(99));
+                }
+                Ok(a)
+            },
+        )),
+    );
+    let a = engine.raise_blocking(section()).unwrap();
+    assert_eq!(a["depth"], 99);
+    assert_eq!(*seen.lock().unwrap(), vec![(false, 1, json!({"depth": 0}))]);
+}
