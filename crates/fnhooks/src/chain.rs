@@ -259,7 +259,10 @@ impl Seated {
 /// The seated plugins, in chain order, and the epoch of this seating (bumped at every
 /// seat and unseat).
 struct Seating {
+    /// In chain order, so in tier order: a seat finds its place by binary search.
     plugins: Vec<Arc<Seated>>,
+    /// The ids seated, so that a seat looks for a plugin to replace only on a reload.
+    ids: HashSet<String, NameHash>,
     epoch: u64,
 }
 
@@ -407,14 +410,24 @@ impl EngineInner {
         Arc::from(links)
     }
 
-    /// Empties the index after a seat or unseat (under the seating's write lock) and
-    /// adds the patterns of the plugin seated, if any. A plugin unseated leaves its
-    /// patterns behind: they only make [`LinkIndex::may_match`] look further, never
-    /// miss a link, and seating stays linear in the plugins seated.
-    fn reindex(&self, seating: &Seating, seated: Option<&Seated>) {
+    /// Brings the index up to a seat or unseat (under the seating's write lock). What
+    /// a name found stays when the change cannot touch it: a plugin seated anew changes
+    /// only the names its own patterns match, and a plugin replaced or unseated
+    /// (`gone`) only the names whose links hold it. So a session that admits plugins
+    /// one by one, raising between seats, does not find every name again at every seat.
+    /// The patterns of a plugin seated are added; a plugin unseated leaves its patterns
+    /// behind: they only make [`LinkIndex::may_match`] look further, never miss a link.
+    fn reindex(&self, seating: &Seating, seated: Option<&Seated>, gone: Option<&str>) {
         let mut ix = self.index.write();
         ix.epoch = seating.epoch;
-        ix.by_name.clear();
+        if let Some(p) = seated {
+            ix.by_name
+                .retain(|name, _| !p.registrations.iter().any(|r| r.pattern.matches(name)));
+        }
+        if let Some(id) = gone {
+            ix.by_name
+                .retain(|_, c| !c.links.iter().any(|l| l.plugin.info.id == id));
+        }
         if let Some(p) = seated {
             for r in &p.registrations {
                 match &r.pattern {
@@ -560,6 +573,7 @@ impl Engine {
             inner: Arc::new(EngineInner {
                 seating: RwLock::new(Seating {
                     plugins: Vec::new(),
+                    ids: HashSet::default(),
                     epoch: 0,
                 }),
                 index: RwLock::new(LinkIndex::default()),
@@ -596,8 +610,13 @@ impl Engine {
         let mut seating = self.inner.seating.write();
         seating.epoch += 1;
         let seated = Arc::new(Seated::new(plugin));
+        let reload = !seating.ids.insert(seated.info.id.clone());
         let plugins = &mut seating.plugins;
-        let same_id = plugins.iter().position(|p| p.info.id == seated.info.id);
+        let same_id = if reload {
+            plugins.iter().position(|p| p.info.id == seated.info.id)
+        } else {
+            None
+        };
         // A reload in the same tier keeps its place; one in another tier moves to that
         // tier (chain order is tier order, SPEC §1.1).
         if let Some(at) = same_id.filter(|&i| {
@@ -614,27 +633,26 @@ impl Engine {
             }
             let tier = seated.info.tier;
             let at = if first {
-                plugins.iter().position(|p| p.info.tier >= tier)
+                plugins.partition_point(|p| p.info.tier < tier)
             } else {
-                plugins.iter().position(|p| p.info.tier > tier)
-            }
-            .unwrap_or(plugins.len());
+                plugins.partition_point(|p| p.info.tier <= tier)
+            };
             plugins.insert(at, Arc::clone(&seated));
         }
-        self.inner.reindex(&seating, Some(&seated));
+        let gone = reload.then_some(seated.info.id.as_str());
+        self.inner.reindex(&seating, Some(&seated), gone);
     }
 
     /// Unseats the plugin with this id; `false` when none was seated.
     pub fn unseat(&self, id: &str) -> bool {
         let mut seating = self.inner.seating.write();
-        let before = seating.plugins.len();
-        seating.plugins.retain(|p| p.info.id != id);
-        let gone = seating.plugins.len() != before;
-        if gone {
-            seating.epoch += 1;
-            self.inner.reindex(&seating, None);
+        if !seating.ids.remove(id) {
+            return false;
         }
-        gone
+        seating.plugins.retain(|p| p.info.id != id);
+        seating.epoch += 1;
+        self.inner.reindex(&seating, None, Some(id));
+        true
     }
 
     /// The seated plugins, in chain order.

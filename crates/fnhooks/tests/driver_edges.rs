@@ -166,3 +166,44 @@ fn a_reload_at_another_tier_moves_the_plugin_to_that_tier() {
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a["t"], "x(u(core))");
 }
+
+/// The link index keeps what each name found across seats that cannot touch it, and
+/// finds anew what they can (issue #11: seating stays linear).
+#[test]
+fn the_link_index_follows_seats_reloads_and_unseats() {
+    let (engine, _) = engine();
+    let other = || Event::from_value("other.event", json!({}));
+    engine.seat(
+        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("a"))),
+    );
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
+    assert!(engine.raise_blocking(other()).is_ok());
+    // A plugin of another event: the section's chain is as it was.
+    engine.seat(
+        Plugin::new(info("o", Tier::User)).with(Registration::on("other.event", tagger("o"))),
+    );
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
+    // A plugin of the section, and a prefix pattern that matches both.
+    engine.seat(
+        Plugin::new(info("b", Tier::Append)).with(Registration::on("prompt.section", tagger("b"))),
+    );
+    engine.seat(Plugin::new(info("all", Tier::Builtin)).with(Registration::on("*", tagger("all"))));
+    assert_eq!(
+        engine.raise_blocking(section()).unwrap()["t"],
+        "a(b(all(core)))"
+    );
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(all(core))");
+    // A reload in place with another hook, then an unseat.
+    engine.seat(
+        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("A"))),
+    );
+    assert_eq!(
+        engine.raise_blocking(section()).unwrap()["t"],
+        "A(b(all(core)))"
+    );
+    assert!(engine.unseat("all@t"));
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "A(b(core))");
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
+    assert!(!engine.unseat("all@t"), "unseated once");
+}
