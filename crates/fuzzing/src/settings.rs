@@ -115,7 +115,8 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
             }
             let typed = ManagedSettings::from_value(&policy.to_value());
             for (path, bytes) in &written {
-                let Ok(Value::Object(file)) = serde_json::from_slice::<Value>(bytes) else {
+                let Ok(Value::Object(file)) = serde_json::from_slice::<Value>(without_bom(bytes))
+                else {
                     continue;
                 };
                 let permissions = file.get("permissions").and_then(Value::as_object);
@@ -178,7 +179,7 @@ pub fn managed_mcp(data: &[u8]) -> Outcome {
             shown_bytes(data)
         ));
     }
-    let servers: Option<Vec<String>> = match serde_json::from_slice::<Value>(data) {
+    let servers: Option<Vec<String>> = match serde_json::from_slice::<Value>(without_bom(data)) {
         Ok(Value::Object(file)) => match file.get("mcpServers") {
             Some(Value::Object(servers)) => Some(servers.keys().cloned().collect()),
             _ => None,
@@ -216,7 +217,16 @@ fn write(path: &Path, bytes: &[u8]) -> Outcome {
 
 /// Whether `serde_json` reads `bytes` as a JSON object.
 fn is_json_object(bytes: &[u8]) -> bool {
-    matches!(serde_json::from_slice::<Value>(bytes), Ok(Value::Object(_)))
+    matches!(
+        serde_json::from_slice::<Value>(without_bom(bytes)),
+        Ok(Value::Object(_))
+    )
+}
+
+/// The bytes after a leading UTF-8 byte-order mark, which the policy reader skips and
+/// reports (`policy::json`: a file saved by a Windows editor is still read).
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// The rule strings of a `permissions` list: an array's strings; a lone
