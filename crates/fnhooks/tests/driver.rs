@@ -1,6 +1,7 @@
 //! The chain driver (issue #11): a chain's length does not grow the stack, handing an
 //! event on copies nothing, and `next` behaves as a future should: awaited anywhere,
-//! twice at once, dropped halfway, or kept past its hook's answer (SPEC §1.1).
+//! twice at once, awaited in any order, dropped halfway, or kept past its hook's answer
+//! (SPEC §1.1); and the link index follows seats, reloads and unseats.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -9,25 +10,32 @@ use fnhooks::{
     Registration, Tier,
 };
 use futures::future::BoxFuture;
+use futures::FutureExt;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
-/// A core that answers `{"depth": 0}` and keeps the fields of the last event it saw.
+/// A core that answers `{"depth": 0, "id": <the event's id>}`, keeps the fields of the
+/// last event it saw, counts its calls and keeps the engine's lines.
 #[derive(Default)]
 struct Keeper {
     seen: Mutex<Option<Arc<Map<String, Value>>>>,
     calls: Mutex<u32>,
+    log: Mutex<Vec<String>>,
 }
 
 impl Core for Keeper {
     fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
         *self.seen.lock().unwrap() = Some(Arc::clone(&e.fields));
         *self.calls.lock().unwrap() += 1;
-        Box::pin(async { Ok(json!({"depth": 0}).into()) })
+        let id = e.fields.get("id").cloned().unwrap_or(Value::Null);
+        Box::pin(async move { Ok(json!({"depth": 0, "id": id}).into()) })
     }
-    fn engine_log(&self, _channel: Channel, _line: String) {}
+    fn engine_log(&self, _channel: Channel, line: String) {
+        self.log.lock().unwrap().push(line);
+    }
 }
 
 fn engine() -> (Engine, Arc<Keeper>) {
@@ -52,6 +60,38 @@ fn counting(_cx: Cx, e: Event, next: Next) -> BoxFuture<'static, fnhooks::HookRe
 
 fn section() -> Event {
     Event::from_value("prompt.section", json!({"id": "x"}))
+}
+
+/// A prepend plugin that runs the rest of the chain and records what `look` reads off
+/// its `next` after that run; and what it recorded.
+fn observer<T: Send + 'static>(look: fn(&Next) -> T) -> (Plugin, Arc<Mutex<Vec<T>>>) {
+    let seen: Arc<Mutex<Vec<T>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let hook = move |_cx: Cx, e: Event, n: Next| {
+        let record = Arc::clone(&record);
+        async move {
+            let a = n.run(e).await?;
+            record.lock().unwrap().push(look(&n));
+            Ok::<_, HookError>(a)
+        }
+    };
+    let plugin =
+        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on("prompt.section", hook));
+    (plugin, seen)
+}
+
+/// A hook that hands on what it gets.
+fn passer(_cx: Cx, e: Event, n: Next) -> BoxFuture<'static, fnhooks::HookResult> {
+    Box::pin(async move { Ok(n.run(e).await?) })
+}
+
+/// A hook that sets the answer's `depth` to 7.
+fn rewriter(_cx: Cx, e: Event, n: Next) -> BoxFuture<'static, fnhooks::HookResult> {
+    Box::pin(async move {
+        let mut a = n.run(e).await?;
+        a["depth"] = json!(7);
+        Ok(a)
+    })
 }
 
 #[test]
@@ -242,23 +282,8 @@ fn a_hook_that_panics_before_it_returns_a_future_is_dropped() {
 #[test]
 fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
     let (engine, _) = engine();
-    let seen: Arc<Mutex<Vec<bool>>> = Arc::default();
-    let record = Arc::clone(&seen);
-    engine.seat(
-        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
-            "prompt.section",
-            move |_cx: Cx, e: Event, n: Next| {
-                let record = Arc::clone(&record);
-                async move {
-                    let a = n.run(e).await?;
-                    record.lock().unwrap().push(n.handed_on_unchanged());
-                    Ok(a)
-                }
-            },
-        )),
-    );
-    let passer =
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) };
+    let (outer, seen) = observer(Next::handed_on_unchanged);
+    engine.seat(outer);
     engine.seat(
         Plugin::new(info("passer", Tier::User)).with(Registration::on("prompt.section", passer)),
     );
@@ -281,35 +306,16 @@ fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
 #[test]
 fn trace_of_changes_copies_only_the_entries_that_changed_something() {
     let (engine, _) = engine();
-    // What the outer hook saw: the changed entries' plugins, and how long trace() is.
-    type Seen = Vec<(Vec<String>, usize)>;
-    let seen: Arc<Mutex<Seen>> = Arc::default();
-    let record = Arc::clone(&seen);
-    engine.seat(
-        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
-            "prompt.section",
-            move |_cx: Cx, e: Event, n: Next| {
-                let record = Arc::clone(&record);
-                async move {
-                    let a = n.run(e).await?;
-                    let changed: Vec<String> = n
-                        .trace_of_changes()
-                        .iter()
-                        .flat_map(|t| t.plugins.clone())
-                        .collect();
-                    record.lock().unwrap().push((changed, n.trace().len()));
-                    Ok(a)
-                }
-            },
-        )),
-    );
-    let passer =
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) };
-    let rewriter = |_cx: Cx, e: Event, n: Next| async move {
-        let mut a = n.run(e).await?;
-        a["depth"] = json!(7);
-        Ok(a)
-    };
+    // The changed entries' plugins, and how long trace() is.
+    let (outer, seen) = observer(|n| {
+        let changed: Vec<String> = n
+            .trace_of_changes()
+            .iter()
+            .flat_map(|t| t.plugins.clone())
+            .collect();
+        (changed, n.trace().len())
+    });
+    engine.seat(outer);
     // Two plugins of one worker form a batch: one entry, changed when either member
     // changed the answer.
     let mut w1 = info("w1", Tier::User);
@@ -339,27 +345,19 @@ fn a_hook_that_writes_to_its_nexts_answer_writes_a_copy_the_trace_does_not_share
     // is never the very value its next answered, so a rewrite cannot pass as a
     // hand-on (SPEC §3.6 step 2).
     let (engine, _) = engine();
-    let seen: Arc<Mutex<Vec<(bool, usize, Value)>>> = Arc::default();
-    let record = Arc::clone(&seen);
-    engine.seat(
-        Plugin::new(info("outer", Tier::Prepend)).with(Registration::on(
-            "prompt.section",
-            move |_cx: Cx, e: Event, n: Next| {
-                let record = Arc::clone(&record);
-                async move {
-                    let a = n.run(e).await?;
-                    let below = n.trace();
-                    let core = below.last().and_then(|t| t.answer.clone().ok()).unwrap();
-                    record.lock().unwrap().push((
-                        n.handed_on_unchanged(),
-                        n.trace_of_changes().len(),
-                        core.into_value(),
-                    ));
-                    Ok(a)
-                }
-            },
-        )),
-    );
+    let (outer, seen) = observer(|n| {
+        let core = n
+            .trace()
+            .last()
+            .and_then(|t| t.answer.clone().ok())
+            .unwrap();
+        (
+            n.handed_on_unchanged(),
+            n.trace_of_changes().len(),
+            core.into_value(),
+        )
+    });
+    engine.seat(outer);
     engine.seat(
         Plugin::new(info("writer", Tier::User)).with(Registration::on(
             "prompt.section",
@@ -375,5 +373,161 @@ fn a_hook_that_writes_to_its_nexts_answer_writes_a_copy_the_trace_does_not_share
     );
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a["depth"], 99);
-    assert_eq!(*seen.lock().unwrap(), vec![(false, 1, json!({"depth": 0}))]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(false, 1, json!({"depth": 0, "id": "x"}))]
+    );
+}
+
+/// Two `next` calls started together, awaited in the other order: both must answer
+/// (tests/driver.rs: "twice at once").
+#[test]
+fn two_nexts_awaited_in_reverse_order_both_answer() {
+    let (engine, core) = engine();
+    engine.seat(
+        Plugin::new(info("twice", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let mut fa = n.run(e.clone());
+                let mut fb = n.run(e.with("id", json!("y")));
+                // Start both (each leaves its request), then await b first, then a.
+                futures::future::poll_fn(|cx| {
+                    let _ = fa.poll_unpin(cx);
+                    let _ = fb.poll_unpin(cx);
+                    Poll::Ready(())
+                })
+                .await;
+                let b = fb.await?;
+                let a = fa.await?;
+                Ok(json!({"a": a["id"], "b": b["id"]}))
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
+    );
+    let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
+    assert_eq!(
+        trace.first().and_then(|t| t.failure),
+        None,
+        "{:?}",
+        core.log.lock().unwrap()
+    );
+    assert_eq!(a.unwrap(), json!({"a": "x", "b": "y"}));
+}
+
+/// A `next` handed to another thread, polled there while the driver is inside the
+/// hook's own poll: the rest of the chain must still answer it (driver.rs: "awaited
+/// anywhere").
+#[test]
+fn a_next_polled_on_another_thread_during_the_hooks_poll_is_answered() {
+    let (engine, core) = engine();
+    engine.seat(
+        Plugin::new(info("hopper", Tier::User)).with(Registration::on(
+            "prompt.section",
+            |_cx: Cx, e: Event, n: Next| async move {
+                let (tx, rx) = futures::channel::oneshot::channel();
+                let (polled_tx, polled_rx) = std::sync::mpsc::channel();
+                let mut below = n.run(e);
+                std::thread::spawn(move || {
+                    let mut first = true;
+                    let a = futures::executor::block_on(futures::future::poll_fn(|cx| {
+                        let r = below.poll_unpin(cx);
+                        if first {
+                            first = false;
+                            polled_tx.send(()).unwrap();
+                        }
+                        r
+                    }));
+                    let _ = tx.send(a);
+                });
+                // Some work of the hook's own, on the driver's thread, while the other
+                // thread polls `next` for the first time.
+                polled_rx.recv().unwrap();
+                let mut a = rx.await.expect("the thread answered")?;
+                a["hopped"] = json!(true);
+                Ok(a)
+            },
+        )),
+    );
+    engine.seat(
+        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
+    );
+    let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
+    assert_eq!(
+        trace.first().and_then(|t| t.failure),
+        None,
+        "{:?}",
+        core.log.lock().unwrap()
+    );
+    let a = a.unwrap();
+    assert_eq!(a["hopped"], true);
+}
+
+fn tagger(tag: &'static str) -> impl fnhooks::Hook {
+    move |_cx: Cx, e: Event, n: Next| async move {
+        let mut a = n.run(e).await?;
+        let t = a["t"].as_str().unwrap_or("core").to_owned();
+        a["t"] = json!(format!("{tag}({t})"));
+        Ok::<_, HookError>(a)
+    }
+}
+
+/// A plugin reseated under the same id at another tier must sit in its new tier:
+/// chain order is tier order (Tier docs; Engine::seat "at the end of its tier").
+#[test]
+fn a_reload_at_another_tier_moves_the_plugin_to_that_tier() {
+    let (engine, _) = engine();
+    engine.seat(
+        Plugin::new(info("x", Tier::Builtin)).with(Registration::on("prompt.section", tagger("x"))),
+    );
+    engine.seat(
+        Plugin::new(info("u", Tier::User)).with(Registration::on("prompt.section", tagger("u"))),
+    );
+    engine.seat(
+        Plugin::new(info("x", Tier::Prepend)).with(Registration::on("prompt.section", tagger("x"))),
+    );
+    let a = engine.raise_blocking(section()).unwrap();
+    assert_eq!(a["t"], "x(u(core))");
+}
+
+/// The link index keeps what each name found across seats that cannot touch it, and
+/// finds anew what they can (issue #11: seating stays linear).
+#[test]
+fn the_link_index_follows_seats_reloads_and_unseats() {
+    let (engine, _) = engine();
+    let other = || Event::from_value("other.event", json!({}));
+    engine.seat(
+        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("a"))),
+    );
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
+    assert!(engine.raise_blocking(other()).is_ok());
+    // A plugin of another event: the section's chain is as it was.
+    engine.seat(
+        Plugin::new(info("o", Tier::User)).with(Registration::on("other.event", tagger("o"))),
+    );
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
+    // A plugin of the section, and a prefix pattern that matches both.
+    engine.seat(
+        Plugin::new(info("b", Tier::Append)).with(Registration::on("prompt.section", tagger("b"))),
+    );
+    engine.seat(Plugin::new(info("all", Tier::Builtin)).with(Registration::on("*", tagger("all"))));
+    assert_eq!(
+        engine.raise_blocking(section()).unwrap()["t"],
+        "a(b(all(core)))"
+    );
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(all(core))");
+    // A reload in place with another hook, then an unseat.
+    engine.seat(
+        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("A"))),
+    );
+    assert_eq!(
+        engine.raise_blocking(section()).unwrap()["t"],
+        "A(b(all(core)))"
+    );
+    assert!(engine.unseat("all@t"));
+    assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "A(b(core))");
+    assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
+    assert!(!engine.unseat("all@t"), "unseated once");
 }
