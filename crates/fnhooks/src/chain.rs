@@ -1098,12 +1098,17 @@ impl Next {
     /// batches merged (SPEC §1.1 `next.trace`). Empty before any call.
     #[must_use]
     pub fn trace(&self) -> Vec<TraceEntry> {
+        self.with_last_run(|st, last| merge_batches(st.entries(&self.run.links, Some(last))))
+            .unwrap_or_default()
+    }
+
+    /// `read` of the run's state and the trace (arena index) of this hook's last
+    /// `next` run, under the run's lock; `None` before any call or for a `next` kept
+    /// past its hook.
+    fn with_last_run<R>(&self, read: impl FnOnce(&crate::run::RunState, u32) -> R) -> Option<R> {
         let mut st = self.run.state.lock();
-        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
-        if last.is_none() {
-            return Vec::new();
-        }
-        merge_batches(st.entries(&self.run.links, last))
+        let last = st.frame(self.slot, self.gen).and_then(|f| f.last)?;
+        Some(read(&st, last))
     }
 
     /// The entries of [`Next::trace`] (SPEC §1.1) that changed something: those of the links (not
@@ -1114,12 +1119,10 @@ impl Next {
     /// call.
     #[must_use]
     pub fn trace_of_changes(&self) -> Vec<TraceEntry> {
-        let mut st = self.run.state.lock();
-        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
-        if last.is_none() {
-            return Vec::new();
-        }
-        merge_batches(st.changed_entries(&self.run.links, last))
+        self.with_last_run(|st, last| {
+            merge_batches(st.changed_entries(&self.run.links, Some(last)))
+        })
+        .unwrap_or_default()
     }
 
     /// SPEC §1.1 `next.trace`, read in place: whether every link beneath, in the last
@@ -1131,9 +1134,8 @@ impl Next {
     /// answer included).
     #[must_use]
     pub fn handed_on_unchanged(&self) -> bool {
-        let mut st = self.run.state.lock();
-        let last = st.frame(self.slot, self.gen).and_then(|f| f.last);
-        last.is_some() && st.unchanged_from(last)
+        self.with_last_run(|st, last| st.unchanged_from(Some(last)))
+            .unwrap_or(false)
     }
 
     /// In a failure handler: whether the failed hook had called `next` (or `next.to`).

@@ -26,11 +26,6 @@ use std::sync::Arc;
 /// SPEC §3.6
 pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
     let answer = next.run(e.clone()).await;
-    // Every link handed on the core's verdict as it came: nobody rewrote it, and the
-    // trace need not be read (issue #11).
-    if next.handed_on_unchanged() {
-        return Ok(answer?);
-    }
     // Only the entries that changed something can have rewritten the verdict: the
     // others are not copied (SPEC §3.6 step 2).
     let mods = rewritten_by_users(&next.trace_of_changes());
