@@ -80,6 +80,24 @@ fn observer<T: Send + 'static>(look: fn(&Next) -> T) -> (Plugin, Arc<Mutex<Vec<T
     (plugin, seen)
 }
 
+/// Seats plugin `id` of `tier` with `hook` on `prompt.section`.
+fn seat(engine: &Engine, id: &str, tier: Tier, hook: impl fnhooks::Hook) {
+    engine.seat(Plugin::new(info(id, tier)).with(Registration::on("prompt.section", hook)));
+}
+
+/// Raises the section, traced; answers its answer after checking that the outermost
+/// link did not fail (the engine's lines say why when it did).
+fn answered_without_failing(engine: &Engine, core: &Keeper) -> fnhooks::Reply {
+    let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
+    assert_eq!(
+        trace.first().and_then(|t| t.failure),
+        None,
+        "{:?}",
+        core.log.lock().unwrap()
+    );
+    a.unwrap()
+}
+
 /// A hook that hands on what it gets.
 fn passer(_cx: Cx, e: Event, n: Next) -> BoxFuture<'static, fnhooks::HookResult> {
     Box::pin(async move { Ok(n.run(e).await?) })
@@ -167,9 +185,7 @@ fn a_next_awaited_on_another_thread_still_runs_the_rest_of_the_chain() {
             },
         )),
     );
-    engine.seat(
-        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
-    );
+    seat(&engine, "below", Tier::Append, counting);
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a["hopped"], true);
     assert_eq!(a["depth"], 1, "the link beneath ran");
@@ -188,9 +204,7 @@ fn two_next_calls_at_once_both_answer() {
             },
         )),
     );
-    engine.seat(
-        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
-    );
+    seat(&engine, "below", Tier::Append, counting);
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a, json!({"a": 1, "b": 1}));
     assert_eq!(
@@ -268,9 +282,7 @@ fn a_hook_that_panics_before_it_returns_a_future_is_dropped() {
             },
         )),
     );
-    engine.seat(
-        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
-    );
+    seat(&engine, "below", Tier::Append, counting);
     let (answer, trace) = futures::executor::block_on(engine.raise_traced(section()));
     assert_eq!(answer.unwrap()["depth"], 1);
     assert_eq!(
@@ -284,9 +296,7 @@ fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
     let (engine, _) = engine();
     let (outer, seen) = observer(Next::handed_on_unchanged);
     engine.seat(outer);
-    engine.seat(
-        Plugin::new(info("passer", Tier::User)).with(Registration::on("prompt.section", passer)),
-    );
+    seat(&engine, "passer", Tier::User, passer);
     engine.raise_blocking(section()).unwrap();
     // A rewrite of the same value (equal, but written) is a rewrite too.
     engine.seat(
@@ -324,12 +334,8 @@ fn trace_of_changes_copies_only_the_entries_that_changed_something() {
     w2.worker = Some("shared".into());
     engine.seat(Plugin::new(w1).with(Registration::on("prompt.section", passer)));
     engine.seat(Plugin::new(w2).with(Registration::on("prompt.section", rewriter)));
-    engine.seat(
-        Plugin::new(info("a", Tier::Append)).with(Registration::on("prompt.section", passer)),
-    );
-    engine.seat(
-        Plugin::new(info("b", Tier::Builtin)).with(Registration::on("prompt.section", rewriter)),
-    );
+    seat(&engine, "a", Tier::Append, passer);
+    seat(&engine, "b", Tier::Builtin, rewriter);
     engine.raise_blocking(section()).unwrap();
     // trace(): the batch, a, b, the core (4 entries); changed: the batch (w1 and w2)
     // and b, not a (it handed on what it got) and not the core.
@@ -403,17 +409,9 @@ fn two_nexts_awaited_in_reverse_order_both_answer() {
             },
         )),
     );
-    engine.seat(
-        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
-    );
-    let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
-    assert_eq!(
-        trace.first().and_then(|t| t.failure),
-        None,
-        "{:?}",
-        core.log.lock().unwrap()
-    );
-    assert_eq!(a.unwrap(), json!({"a": "x", "b": "y"}));
+    seat(&engine, "below", Tier::Append, counting);
+    let a = answered_without_failing(&engine, &core);
+    assert_eq!(a, json!({"a": "x", "b": "y"}));
 }
 
 /// A `next` handed to another thread, polled there while the driver is inside the
@@ -450,17 +448,8 @@ fn a_next_polled_on_another_thread_during_the_hooks_poll_is_answered() {
             },
         )),
     );
-    engine.seat(
-        Plugin::new(info("below", Tier::Append)).with(Registration::on("prompt.section", counting)),
-    );
-    let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
-    assert_eq!(
-        trace.first().and_then(|t| t.failure),
-        None,
-        "{:?}",
-        core.log.lock().unwrap()
-    );
-    let a = a.unwrap();
+    seat(&engine, "below", Tier::Append, counting);
+    let a = answered_without_failing(&engine, &core);
     assert_eq!(a["hopped"], true);
 }
 
@@ -478,15 +467,9 @@ fn tagger(tag: &'static str) -> impl fnhooks::Hook {
 #[test]
 fn a_reload_at_another_tier_moves_the_plugin_to_that_tier() {
     let (engine, _) = engine();
-    engine.seat(
-        Plugin::new(info("x", Tier::Builtin)).with(Registration::on("prompt.section", tagger("x"))),
-    );
-    engine.seat(
-        Plugin::new(info("u", Tier::User)).with(Registration::on("prompt.section", tagger("u"))),
-    );
-    engine.seat(
-        Plugin::new(info("x", Tier::Prepend)).with(Registration::on("prompt.section", tagger("x"))),
-    );
+    seat(&engine, "x", Tier::Builtin, tagger("x"));
+    seat(&engine, "u", Tier::User, tagger("u"));
+    seat(&engine, "x", Tier::Prepend, tagger("x"));
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a["t"], "x(u(core))");
 }
@@ -497,9 +480,7 @@ fn a_reload_at_another_tier_moves_the_plugin_to_that_tier() {
 fn the_link_index_follows_seats_reloads_and_unseats() {
     let (engine, _) = engine();
     let other = || Event::from_value("other.event", json!({}));
-    engine.seat(
-        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("a"))),
-    );
+    seat(&engine, "a", Tier::User, tagger("a"));
     assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
     assert!(engine.raise_blocking(other()).is_ok());
     // A plugin of another event: the section's chain is as it was.
@@ -509,9 +490,7 @@ fn the_link_index_follows_seats_reloads_and_unseats() {
     assert_eq!(engine.raise_blocking(section()).unwrap()["t"], "a(core)");
     assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
     // A plugin of the section, and a prefix pattern that matches both.
-    engine.seat(
-        Plugin::new(info("b", Tier::Append)).with(Registration::on("prompt.section", tagger("b"))),
-    );
+    seat(&engine, "b", Tier::Append, tagger("b"));
     engine.seat(Plugin::new(info("all", Tier::Builtin)).with(Registration::on("*", tagger("all"))));
     assert_eq!(
         engine.raise_blocking(section()).unwrap()["t"],
@@ -519,9 +498,7 @@ fn the_link_index_follows_seats_reloads_and_unseats() {
     );
     assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(all(core))");
     // A reload in place with another hook, then an unseat.
-    engine.seat(
-        Plugin::new(info("a", Tier::User)).with(Registration::on("prompt.section", tagger("A"))),
-    );
+    seat(&engine, "a", Tier::User, tagger("A"));
     assert_eq!(
         engine.raise_blocking(section()).unwrap()["t"],
         "A(b(all(core)))"
