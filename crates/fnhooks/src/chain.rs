@@ -349,7 +349,7 @@ impl EngineInner {
         for p in &seating.plugins {
             for (reg, r) in p.registrations.iter().enumerate() {
                 if r.pattern.matches(name) {
-                    filtered |= !r.filter.is_empty();
+                    filtered |= r.narrows();
                     links.push(Link {
                         plugin: Arc::clone(p),
                         reg,

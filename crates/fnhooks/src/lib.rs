@@ -20,7 +20,8 @@ pub use chain::{
 pub use escape::{escaped, escaped_line};
 pub use event::{Event, EventName, FailureKind, HookFailure, Origin};
 pub use plugin::{
-    CopySource, Hook, HookError, HookResult, Pattern, Plugin, PluginInfo, Registration,
+    CopySource, EventPredicate, Hook, HookError, HookResult, Pattern, Plugin, PluginInfo,
+    Registration,
 };
 pub use reply::Reply;
 pub use run::NextAnswer;

@@ -111,12 +111,18 @@ impl Pattern {
     }
 }
 
+/// A predicate over an event (see [`Registration::when`]).
+pub type EventPredicate = dyn Fn(&Event) -> bool + Send + Sync;
+
 /// One `on(pattern, [filter], hook)` of a plugin, with its optional failure handler
 /// (the seed's `.catch`), SPEC §1.1.
 #[derive(Clone)]
 pub struct Registration {
     pub(crate) pattern: Pattern,
     pub(crate) filter: Map<String, Value>,
+    /// A predicate over the whole event, beside `filter` (a mod's matcher: RegExp,
+    /// one-of arrays, nested partial objects; a negated pattern), SPEC §6.
+    pub(crate) when: Option<Arc<EventPredicate>>,
     pub(crate) hook: Arc<dyn Hook>,
     pub(crate) catch: Option<Arc<dyn Hook>>,
     /// A typed hook's answer is of its event's type already: the engine checks only a
@@ -129,6 +135,7 @@ impl fmt::Debug for Registration {
         f.debug_struct("Registration")
             .field("pattern", &self.pattern)
             .field("filter", &self.filter)
+            .field("when", &self.when.is_some())
             .field("catch", &self.catch.is_some())
             .field("typed", &self.typed)
             .finish_non_exhaustive()
@@ -141,6 +148,7 @@ impl Registration {
         Registration {
             pattern: Pattern::parse(pattern),
             filter: Map::new(),
+            when: None,
             hook: Arc::new(hook),
             catch: None,
             typed: false,
@@ -188,6 +196,7 @@ impl Registration {
         Registration {
             pattern: Pattern::Exact(E::NAME.to_owned()),
             filter: Map::new(),
+            when: None,
             hook: Arc::new(adapter),
             catch: None,
             typed: true,
@@ -200,6 +209,23 @@ impl Registration {
     pub fn filter(mut self, filter: Map<String, Value>) -> Self {
         self.filter = filter;
         self
+    }
+
+    /// Narrows the registration to events `when` holds for (SPEC §6: a mod's matcher,
+    /// compared field by field with RegExp, one-of and nested partial values; a negated
+    /// pattern such as `!tool.*`). Kept beside [`Registration::filter`]: both must hold.
+    /// The predicate runs on every raise of an event the pattern matches, so it should
+    /// be cheap and must not raise events.
+    #[must_use]
+    pub fn when(mut self, when: impl Fn(&Event) -> bool + Send + Sync + 'static) -> Self {
+        self.when = Some(Arc::new(when));
+        self
+    }
+
+    /// Whether the registration narrows by the event's fields (a filter or a
+    /// predicate), so the engine asks [`Registration::matches`] event by event.
+    pub(crate) fn narrows(&self) -> bool {
+        !self.filter.is_empty() || self.when.is_some()
     }
 
     /// Adds a failure handler: it runs when the hook fails, with `next.called` and
@@ -218,6 +244,7 @@ impl Registration {
                 .filter
                 .iter()
                 .all(|(k, v)| event.fields.get(k) == Some(v))
+            && self.when.as_ref().is_none_or(|w| w(event))
     }
 
     /// The pattern this registration listens to.

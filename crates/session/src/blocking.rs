@@ -24,6 +24,18 @@ impl BlockingSession {
         block_on(Session::start(config, plugins)).map(BlockingSession)
     }
 
+    /// [`Session::start_listed`], blocking.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::start`].
+    pub fn start_listed(
+        config: SessionConfig,
+        plugins: Vec<crate::Listed>,
+    ) -> Result<Self, SessionError> {
+        block_on(Session::start_listed(config, plugins)).map(BlockingSession)
+    }
+
     /// [`Session::raise`], blocking.
     ///
     /// # Errors

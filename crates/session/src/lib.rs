@@ -3,6 +3,7 @@
 
 mod blocking;
 mod core;
+mod listed;
 mod mode;
 mod settings;
 
@@ -10,6 +11,8 @@ pub use crate::blocking::BlockingSession;
 pub use crate::core::{
     not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
 };
+use crate::listed::Module;
+pub use crate::listed::{Activate, Listed};
 /// The catalogue a session hands its engine: SPEC §1.5's, whose `tool.check` fails
 /// closed as §1.8 says (SPEC §1.5, §1.8).
 pub use events::catalogue;
@@ -212,10 +215,10 @@ impl ToolUse {
 pub struct Session {
     engine: Engine,
     core: Arc<SessionCore>,
-    listed: Vec<Plugin>,
+    listed: Vec<Listed>,
     /// Listed modules refused because their id was taken, with the line that says why:
     /// never admitted, never seated, a reload refuses them again.
-    taken: Vec<(Plugin, String)>,
+    taken: Vec<(Listed, String)>,
     admissions: Mutex<Vec<(String, Answer)>>,
     seated: Mutex<SeatState>,
     config_seated: bool,
@@ -239,8 +242,8 @@ fn taken_refusal(why: &str) -> Value {
 /// refused because an earlier one, an organization's or the engine's module (admitted
 /// first), or the security default (where the session may seat it) already holds the id
 /// ([`policy::ids_equal`]), each with the line that says why.
-fn unique_ids(listed: Vec<Plugin>, seats_default: bool) -> (Vec<Plugin>, Vec<(Plugin, String)>) {
-    let (people, org): (Vec<Plugin>, Vec<Plugin>) =
+fn unique_ids(listed: Vec<Listed>, seats_default: bool) -> (Vec<Listed>, Vec<(Listed, String)>) {
+    let (people, org): (Vec<Listed>, Vec<Listed>) =
         listed.into_iter().partition(|p| p.info.tier == Tier::User);
     // Each id's key (`policy::id_key`) is made once: two ids are equal when their keys
     // are (`policy::ids_equal`), so a set of keys finds a holder in one lookup, and
@@ -304,6 +307,20 @@ impl Session {
         config: SessionConfig,
         plugins: Vec<Plugin>,
     ) -> Result<Session, SessionError> {
+        Session::start_listed(config, plugins.into_iter().map(Listed::from).collect()).await
+    }
+
+    /// [`Session::start`] with plugins and modules (SPEC §6 mods: a module's
+    /// registrations are made once `plugin.register` admitted it, [`Listed::module`]; a
+    /// module that could not be loaded is refused with its line, [`Listed::unloadable`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::start`].
+    pub async fn start_listed(
+        config: SessionConfig,
+        plugins: Vec<Listed>,
+    ) -> Result<Session, SessionError> {
         if let ManagedLocation::Explicit(p) = &config.managed {
             if !p.exists() {
                 return Err(SessionError::ManagedFolder(PolicyError::FolderNotFound {
@@ -350,7 +367,7 @@ impl Session {
         session.reseat(true);
         // The organization's and the engine's modules are admitted before any person's
         // module is seated, so no person's hook is asked about them at load.
-        let (people, org): (Vec<Plugin>, Vec<Plugin>) = session
+        let (people, org): (Vec<Listed>, Vec<Listed>) = session
             .listed
             .iter()
             .cloned()
@@ -415,7 +432,16 @@ impl Session {
     /// the module's folder. The event carries the module's pinned `name`, `tier`,
     /// `provenance` and, where the loader says, `source`; for a `prepend`, `append` or
     /// `builtin` module it is raised with the `user` tier skipped (SPEC §3.9).
-    async fn admit(&self, p: &Plugin, reload: bool) -> Answer {
+    async fn admit(&self, p: &Listed, reload: bool) -> Answer {
+        if let Some(Module::Unloadable(why)) = &p.module {
+            // SPEC §6 "A mod": a module that could not be loaded is never asked about; it
+            // is refused with the line that names its folder and the reason.
+            let line = fnhooks::escaped_line(why);
+            self.core
+                .engine_line(fnhooks::Channel::Debug, line.as_str().to_owned());
+            self.engine.unseat(&p.info.id);
+            return Ok(taken_refusal(line.as_str()).into());
+        }
         let event = events::PluginRegister::event(&events::PluginRegister {
             name: p.info.name.clone(),
             tier: p.info.tier,
@@ -430,8 +456,20 @@ impl Session {
         } else {
             Raise::new(event).skipping(&[Tier::User])
         };
-        let answer = self.engine.raise(raise).await;
-        let admitted = matches!(&answer, Ok(v) if v.get("refuse").is_none());
+        let mut answer = self.engine.raise(raise).await;
+        let mut admitted = matches!(&answer, Ok(v) if v.get("refuse").is_none());
+        let mut plugin = p.plugin.clone();
+        if let (true, Some(Module::Activate(module))) = (admitted, &p.module) {
+            // SPEC §6: a module's registrations are made once it is admitted, afresh at
+            // every admission; one that cannot activate stands refused.
+            match module.activate(&p.info) {
+                Ok(registrations) => plugin.registrations = registrations,
+                Err(why) => {
+                    admitted = false;
+                    answer = Ok(taken_refusal(&why).into());
+                }
+            }
+        }
         if let Ok(Some(message)) = answer
             .as_ref()
             .map(|v| v.get("refuse").and_then(Value::as_str))
@@ -448,7 +486,7 @@ impl Session {
             }
         }
         if admitted {
-            self.engine.seat(p.clone());
+            self.engine.seat(plugin);
         } else {
             self.engine.unseat(&p.info.id);
         }

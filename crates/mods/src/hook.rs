@@ -1,0 +1,244 @@
+//! A mod's hook as a link of the chain (SPEC §6 "A hook", §1.1): the Rust future that
+//! starts the hook in the mod's runtime, answers each `next(e)`, `next.to(e, tier)` and
+//! `$` call it makes with the chain, and hands back its answer. Mods and Rust plugins
+//! are links of one chain.
+
+use crate::host::{Host, Msg, PumpError};
+use crate::translate;
+use fnhooks::{
+    Answer, ChainError, Cx, Event, FailureKind, Hook, HookError, HookFailure, HookResult, Next,
+    Reply, Tier,
+};
+use futures::future::{BoxFuture, FutureExt};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+/// Registration `reg` of a mod (its `.catch` handler when `is_catch`).
+pub(crate) struct JsHook {
+    pub(crate) host: Arc<Host>,
+    pub(crate) reg: u32,
+    pub(crate) is_catch: bool,
+}
+
+impl Hook for JsHook {
+    fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult> {
+        let host = Arc::clone(&self.host);
+        let (reg, is_catch) = (self.reg, self.is_catch);
+        Box::pin(run(host, reg, is_catch, cx, event, next))
+    }
+}
+
+/// What one `next` or `$` request came back with.
+enum Delivery {
+    Next(Answer),
+    Op(String, Answer),
+    /// The request was refused before it ran: the promise rejects with this.
+    Refused(String),
+}
+
+/// Closes the hook run however the future ends (answered, failed, dropped halfway).
+struct Open {
+    host: Arc<Host>,
+    id: u32,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.host.close_call(self.id);
+    }
+}
+
+fn failed(kind: FailureKind, message: impl Into<String>) -> HookError {
+    HookError::Failed(HookFailure::new(kind, message))
+}
+
+fn pump_failure(host: &Host, e: PumpError) -> HookError {
+    match e {
+        PumpError::Timeout => failed(
+            FailureKind::Timeout,
+            format!(
+                "ran past the hook timeout of {} ms",
+                host.config.hook_timeout.as_millis()
+            ),
+        ),
+        PumpError::Js(message) => failed(FailureKind::Error, message),
+    }
+}
+
+async fn run(
+    host: Arc<Host>,
+    reg: u32,
+    is_catch: bool,
+    cx: Cx,
+    event: Event,
+    next: Next,
+) -> HookResult {
+    let budget = host.config.hook_timeout.as_millis();
+    let failed_text = if is_catch {
+        translate::failed_to_mod(next.called(), next.error().as_ref(), budget)
+    } else {
+        String::new()
+    };
+    let e_text = translate::event_to_mod(&event);
+    let name: Arc<str> = Arc::from(event.name.as_str());
+    let id = host.open_call(next.clone(), Arc::clone(&name));
+    let _open = Open {
+        host: Arc::clone(&host),
+        id,
+    };
+    let mut used = Duration::ZERO;
+    let budget_js = f64::from(u32::try_from(budget).unwrap_or(u32::MAX));
+    host.pump(&mut used, |ctx, bridge| {
+        let start: rquickjs::Function = bridge.get("start")?;
+        let _ = ctx;
+        start.call::<_, rquickjs::Value>((
+            id,
+            reg,
+            is_catch,
+            name.as_ref(),
+            e_text.as_str(),
+            failed_text.as_str(),
+            budget_js,
+        ))?;
+        Ok(())
+    })
+    .map_err(|e| pump_failure(&host, e))?;
+    let mut replies: HashMap<u32, Reply> = HashMap::new();
+    let mut rejections: HashMap<u32, ChainError> = HashMap::new();
+    // Polled all at each wake, not by a `FuturesUnordered`: a `next` polled inside its
+    // hook's poll is not woken when its answer is there; the driver polls the hook again.
+    let mut inflight: Vec<BoxFuture<'static, (u32, Delivery)>> = Vec::new();
+    loop {
+        for msg in host.take_mail(id) {
+            match msg {
+                Msg::Done(text) => {
+                    return translate::answer_from_mod(&event.name, &text)
+                        .map_err(HookError::Failed)
+                }
+                Msg::DoneSame(req) => {
+                    return replies.remove(&req).ok_or_else(|| {
+                        failed(FailureKind::Error, "answered a next() that never resolved")
+                    })
+                }
+                Msg::Threw { message, stack } => {
+                    let place = host
+                        .place(&stack)
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default();
+                    return Err(failed(
+                        FailureKind::Error,
+                        format!("threw {message}{place}"),
+                    ));
+                }
+                Msg::ThrewChain(req) => {
+                    return Err(match rejections.remove(&req) {
+                        Some(e) => HookError::Chain(e),
+                        None => failed(FailureKind::Error, "threw a rejection of its next()"),
+                    })
+                }
+                Msg::Invalid(why) => return Err(failed(FailureKind::InvalidAnswer, why)),
+                Msg::Next {
+                    req,
+                    event: text,
+                    tier,
+                } => {
+                    inflight.push(next_request(&next, &event, req, &text, &tier));
+                }
+                Msg::Op { req, name, fields } => {
+                    inflight.push(op_request(&cx, req, name, &fields));
+                }
+            }
+        }
+        let got = futures::future::poll_fn(|w| {
+            for (i, f) in inflight.iter_mut().enumerate() {
+                if let Poll::Ready(done) = f.poll_unpin(w) {
+                    drop(inflight.swap_remove(i));
+                    return Poll::Ready(Some(done));
+                }
+            }
+            if host.has_mail_or_park(id, w.waker()) {
+                return Poll::Ready(None);
+            }
+            Poll::Pending
+        })
+        .await;
+        let Some((req, delivery)) = got else {
+            continue;
+        };
+        let (kind, text): (u32, String) = match delivery {
+            Delivery::Next(Ok(reply)) => {
+                let text = translate::answer_to_mod(&event.name, &reply);
+                replies.insert(req, reply);
+                (0, text)
+            }
+            Delivery::Next(Err(e)) => {
+                let message = e.failure().message_or_default().to_owned();
+                rejections.insert(req, e);
+                (2, message)
+            }
+            Delivery::Op(name, Ok(reply)) => match translate::op_value(&name, &reply) {
+                Ok(value) => (1, value),
+                Err(deny) => (2, deny),
+            },
+            Delivery::Op(_, Err(e)) => (2, e.failure().message_or_default().to_owned()),
+            Delivery::Refused(message) => (2, message),
+        };
+        host.pump(&mut used, |_ctx, bridge| {
+            let settle: rquickjs::Function = bridge.get("settle")?;
+            settle.call::<_, rquickjs::Value>((id, req, kind, text.as_str()))?;
+            Ok(())
+        })
+        .map_err(|e| pump_failure(&host, e))?;
+    }
+}
+
+/// `next(e)` or `next.to(e, tier)`: the event as handed (`text` empty: as received).
+fn next_request(
+    next: &Next,
+    received: &Event,
+    req: u32,
+    text: &str,
+    tier: &str,
+) -> BoxFuture<'static, (u32, Delivery)> {
+    let event = if text.is_empty() {
+        received.clone()
+    } else {
+        match translate::event_from_mod(received, text) {
+            Ok(e) => e,
+            Err(why) => return async move { (req, Delivery::Refused(why)) }.boxed(),
+        }
+    };
+    let answer = if tier.is_empty() {
+        next.run(event)
+    } else {
+        match Tier::parse(tier) {
+            Some(t) => next.to(event, t),
+            None => {
+                let why = format!("next.to() names no tier: {}", fnhooks::escaped(tier));
+                return async move { (req, Delivery::Refused(why)) }.boxed();
+            }
+        }
+    };
+    async move { (req, Delivery::Next(answer.await)) }.boxed()
+}
+
+/// A `$` call: raises `name` as this plugin, without the calling hook (SPEC §6 `$`).
+fn op_request(
+    cx: &Cx,
+    req: u32,
+    name: String,
+    fields: &str,
+) -> BoxFuture<'static, (u32, Delivery)> {
+    let fields: Map<String, Value> = match serde_json::from_str(fields) {
+        Ok(f) => f,
+        Err(e) => {
+            let why = format!("$.{name} takes an object: {e}");
+            return async move { (req, Delivery::Refused(why)) }.boxed();
+        }
+    };
+    let raised = cx.raise(Event::new(name.as_str(), fields));
+    async move { (req, Delivery::Op(name, raised.await)) }.boxed()
+}

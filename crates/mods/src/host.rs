@@ -1,0 +1,672 @@
+//! One mod's JavaScript runtime (SPEC §6): a QuickJS runtime and context of its own, the
+//! bridge's JavaScript half evaluated in it first, the module graph loaded, and
+//! `register(on, options)` run. The Rust half of the bridge is here too: it pumps the
+//! runtime's jobs, takes the messages the JavaScript half leaves, and routes each to
+//! the hook run (the call) it belongs to.
+//!
+//! A pump holds the runtime's lock only while JavaScript runs: every `next` and `$`
+//! call is answered by a Rust future that awaits outside it. So nothing here assumes
+//! the runtime runs on the chain's thread: the messages could as well cross to a
+//! worker's (issue #13).
+
+use crate::load::{ModSource, Module as Source};
+use crate::translate;
+use crate::HostConfig;
+use fnhooks::Next;
+use parking_lot::Mutex;
+use rquickjs::loader::{Loader, Resolver};
+use rquickjs::promise::PromiseState;
+use rquickjs::{Array, Context, Ctx, Function, Module, Object, Promise, Runtime, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::Waker;
+use std::time::{Duration, Instant};
+
+/// The global the bridge's JavaScript half is kept under: non-enumerable, read-only.
+/// A mod that finds it can do nothing with it it cannot do with its own hooks (every
+/// message names one of its own hook runs).
+const BRIDGE_GLOBAL: &str = "__secDefaultBridge";
+
+/// The bridge's JavaScript half.
+const BRIDGE_JS: &str = include_str!("js/bridge.js");
+
+/// What the JavaScript half says about one hook run (`bridge.js`, `outbox`).
+#[derive(Debug)]
+pub(crate) enum Msg {
+    /// The hook answered: the answer as JSON.
+    Done(String),
+    /// The hook answered what next request `req` resolved to, as it came.
+    DoneSame(u32),
+    /// The hook threw (or its promise rejected).
+    Threw { message: String, stack: String },
+    /// The hook threw the very rejection of next request `req`.
+    ThrewChain(u32),
+    /// The hook answered nothing usable (`undefined`, a value that is not JSON).
+    Invalid(String),
+    /// `next(e)` (`tier` empty) or `next.to(e, tier)`; `event` empty: as received.
+    Next {
+        req: u32,
+        event: String,
+        tier: String,
+    },
+    /// A `$` call: `$.<noun>.<method>(...)` raises `name` with these fields.
+    Op {
+        req: u32,
+        name: String,
+        fields: String,
+    },
+}
+
+#[derive(Default)]
+struct Mailbox {
+    msgs: Vec<Msg>,
+    waker: Option<Waker>,
+}
+
+/// The hook runs in flight: their mailboxes, and their `next` (for `next.trace` and
+/// `next.origin`, which the JavaScript half reads lazily through the host functions).
+#[derive(Default)]
+pub(crate) struct Calls {
+    last: u32,
+    mail: HashMap<u32, Mailbox>,
+    nexts: HashMap<u32, (Next, Arc<str>)>,
+}
+
+/// A deadline the interrupt handler checks: nanoseconds after `epoch`, 0 for none.
+struct Deadline {
+    epoch: Instant,
+    at: AtomicU64,
+    fired: AtomicBool,
+}
+
+impl Deadline {
+    fn set(&self, within: Duration) {
+        let at = self.epoch.elapsed().saturating_add(within);
+        let nanos = u64::try_from(at.as_nanos()).unwrap_or(u64::MAX).max(1);
+        self.fired.store(false, Ordering::Relaxed);
+        self.at.store(nanos, Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        self.at.store(0, Ordering::Relaxed);
+    }
+
+    /// The interrupt handler: whether the running code must stop now.
+    fn passed(&self) -> bool {
+        let at = self.at.load(Ordering::Relaxed);
+        if at == 0 {
+            return false;
+        }
+        let now = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let passed = now >= at;
+        if passed {
+            self.fired.store(true, Ordering::Relaxed);
+        }
+        passed
+    }
+}
+
+/// Why a pump (or the load) stopped short.
+#[derive(Debug)]
+pub(crate) enum PumpError {
+    /// The deadline passed while JavaScript ran: interrupted.
+    Timeout,
+    /// JavaScript threw where the bridge does not expect it (an engine error: out of
+    /// memory, a stack overflow in the bridge itself).
+    Js(String),
+}
+
+/// A registration as `register` left it.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct RegSpec {
+    pub(crate) pattern: String,
+    pub(crate) matcher: Option<serde_json::Value>,
+    #[serde(rename = "catch")]
+    pub(crate) has_catch: bool,
+}
+
+/// One mod's runtime, loaded and registered.
+pub(crate) struct Host {
+    ctx: Context,
+    // The runtime outlives the context (declared after it: dropped after it).
+    _rt: Runtime,
+    deadline: Arc<Deadline>,
+    calls: Arc<Mutex<Calls>>,
+    source: Arc<ModSource>,
+    pub(crate) config: HostConfig,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("root", &self.source.root)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Resolves import specifiers by the graph the loader resolved (SPEC §6: relative
+/// imports inside the plugin folder, `claude-code`); nothing else loads.
+struct GraphResolver(Arc<ModSource>);
+
+const ENGINE_MODULE: &str = "claude-code";
+
+impl Resolver for GraphResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        match self.0.modules.get(base).and_then(|m| m.imports.get(name)) {
+            Some(crate::load::Import::Module(key)) => Ok(key.clone()),
+            Some(crate::load::Import::Engine) => Ok(ENGINE_MODULE.to_owned()),
+            None => Err(rquickjs::Error::new_resolving(base, name)),
+        }
+    }
+}
+
+struct GraphLoader(Arc<ModSource>);
+
+impl Loader for GraphLoader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, rquickjs::module::Declared>> {
+        if name == ENGINE_MODULE {
+            return Module::declare(ctx.clone(), name, "");
+        }
+        match self.0.modules.get(name) {
+            Some(m) => Module::declare(ctx.clone(), name, m.js.as_str()),
+            None => Err(rquickjs::Error::new_loading(name)),
+        }
+    }
+}
+
+/// The `$` calls the session answers (SPEC §6 **\[decision\]**); every other one
+/// rejects with `no implementation for <event>` unless the embedding program adds it.
+pub(crate) const ANSWERED_OPS: [&str; 8] = [
+    "settings.read",
+    "env.get",
+    "env.set",
+    "tool.register",
+    "tool.list",
+    "tool.check",
+    "ui.log",
+    "session.append",
+];
+
+impl Host {
+    /// Starts a runtime for `source` and runs its hooks module and `register(on,
+    /// options)`: the registrations it made.
+    ///
+    /// # Errors
+    ///
+    /// Why the module could not be activated, as one line naming the module file and,
+    /// where known, the line in its source (SPEC §6).
+    pub(crate) fn start(
+        source: Arc<ModSource>,
+        plugin_name: &str,
+        options: &serde_json::Value,
+        config: HostConfig,
+    ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
+        let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+        rt.set_memory_limit(config.memory_limit);
+        rt.set_max_stack_size(config.stack_limit);
+        let deadline = Arc::new(Deadline {
+            epoch: Instant::now(),
+            at: AtomicU64::new(0),
+            fired: AtomicBool::new(false),
+        });
+        let d = Arc::clone(&deadline);
+        rt.set_interrupt_handler(Some(Box::new(move || d.passed())));
+        rt.set_loader(
+            GraphResolver(Arc::clone(&source)),
+            GraphLoader(Arc::clone(&source)),
+        );
+        let ctx =
+            Context::full(&rt).map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+        let host = Arc::new(Host {
+            ctx,
+            _rt: rt,
+            deadline,
+            calls: Arc::new(Mutex::new(Calls::default())),
+            source,
+            config,
+        });
+        host.install(plugin_name)
+            .map_err(|e| format!("the mod host did not start: {e}"))?;
+        let regs = host.load_and_register(options)?;
+        Ok((host, regs))
+    }
+
+    /// Evaluates the bridge's JavaScript half with the host functions.
+    fn install(&self, plugin_name: &str) -> Result<(), String> {
+        let calls_o = Arc::clone(&self.calls);
+        let calls_t = Arc::clone(&self.calls);
+        let epoch = self.deadline.epoch;
+        let root = self.source.root.to_string_lossy().into_owned();
+        let extra: Vec<String> = ANSWERED_OPS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .chain(self.config.extra_ops.iter().cloned())
+            .collect();
+        self.ctx.with(|ctx| -> Result<(), String> {
+            let js = |e: rquickjs::Error| caught(&ctx, &e).0;
+            let make: Function = ctx.eval(BRIDGE_JS).map_err(js)?;
+            let host = Object::new(ctx.clone()).map_err(js)?;
+            host.set(
+                "now",
+                Function::new(ctx.clone(), move || epoch.elapsed().as_secs_f64() * 1000.0)
+                    .map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set(
+                "random",
+                Function::new(ctx.clone(), |n: usize| random_bytes(n.min(65536))).map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set(
+                "url",
+                Function::new(ctx.clone(), |input: String, base: String| {
+                    translate::url_parts(&input, &base)
+                })
+                .map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set(
+                "origin",
+                Function::new(ctx.clone(), move |id: u32| {
+                    let calls = calls_o.lock();
+                    calls.nexts.get(&id).map_or_else(
+                        || "null".to_owned(),
+                        |(n, _)| translate::origin_to_mod(n.origin()),
+                    )
+                })
+                .map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set(
+                "trace",
+                Function::new(ctx.clone(), move |id: u32| {
+                    let next = calls_t.lock().nexts.get(&id).cloned();
+                    next.map_or_else(
+                        || "[]".to_owned(),
+                        |(n, event)| translate::trace_to_mod(&event, &n.trace()),
+                    )
+                })
+                .map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set("pluginName", plugin_name).map_err(js)?;
+            host.set("pluginRoot", root).map_err(js)?;
+            let bridge: Object = make.call((host, extra)).map_err(js)?;
+            ctx.globals()
+                .prop(BRIDGE_GLOBAL, rquickjs::object::Property::from(bridge))
+                .map_err(js)?;
+            Ok(())
+        })
+    }
+
+    /// Evaluates the module graph and runs `register`: under the hook timeout, as a
+    /// hook (SPEC §6 "top-level code that never ends").
+    fn load_and_register(&self, options: &serde_json::Value) -> Result<Vec<RegSpec>, String> {
+        let entry = self.source.entry.clone();
+        let timeout = self.config.hook_timeout;
+        let options = options.to_string();
+        self.deadline.set(timeout);
+        let out = self.ctx.with(|ctx| -> Result<String, String> {
+            let module = Module::declare(ctx.clone(), entry.as_str(), self.entry_js())
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let (module, promise) = module
+                .eval()
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            self.settle_promise(&ctx, &promise, "did not load")?;
+            let ns = module
+                .namespace()
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let register: Value = ns
+                .get("register")
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let bridge = bridge_of(&ctx).map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let run: Function = bridge
+                .get("register")
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let promise: Promise = run
+                .call((register, options))
+                .map_err(|e| self.failure(&ctx, &e, "register threw"))?;
+            self.settle_promise(&ctx, &promise, "register threw")?;
+            promise
+                .result::<String>()
+                .unwrap_or(Ok(String::new()))
+                .map_err(|e| self.failure(&ctx, &e, "register threw"))
+        });
+        self.deadline.clear();
+        let text = out?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: the registrations: {e}", entry))
+    }
+
+    fn entry_js(&self) -> &str {
+        self.source
+            .modules
+            .get(&self.source.entry)
+            .map_or("", |m| m.js.as_str())
+    }
+
+    /// Runs jobs until `promise` settles; its rejection (or the deadline) as the line.
+    fn settle_promise<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        promise: &Promise<'js>,
+        what: &str,
+    ) -> Result<(), String> {
+        loop {
+            match promise.state() {
+                PromiseState::Resolved => return Ok(()),
+                PromiseState::Rejected if self.deadline.fired.load(Ordering::Relaxed) => {
+                    return Err(self.timeout_line(what));
+                }
+                PromiseState::Rejected => {
+                    let reason: Value =
+                        promise.result::<Value>().and_then(Result::err).map_or_else(
+                            || Value::new_undefined(ctx.clone()),
+                            |e| caught_value(ctx, &e),
+                        );
+                    let (message, stack) = describe(&reason);
+                    return Err(self.line(what, &message, &stack));
+                }
+                PromiseState::Pending => {}
+            }
+            if self.deadline.fired.load(Ordering::Relaxed) || self.deadline.passed() {
+                return Err(self.timeout_line(what));
+            }
+            if !ctx.execute_pending_job() {
+                if self.deadline.fired.load(Ordering::Relaxed) {
+                    return Err(self.timeout_line(what));
+                }
+                return Err(self.line(
+                    what,
+                    "its promise never settles (it awaits something nothing resolves)",
+                    "",
+                ));
+            }
+        }
+    }
+
+    fn timeout_line(&self, what: &str) -> String {
+        let msg = format!(
+            "ran past the hook timeout of {} ms",
+            self.config.hook_timeout.as_millis()
+        );
+        format!("hooks module {}: {what}: {msg}", self.entry_display())
+    }
+
+    fn entry_display(&self) -> String {
+        self.source.entry.clone()
+    }
+
+    /// The line for an exception thrown at load.
+    fn failure(&self, ctx: &Ctx<'_>, e: &rquickjs::Error, what: &str) -> String {
+        if self.deadline.fired.load(Ordering::Relaxed) {
+            return self.timeout_line(what);
+        }
+        let (message, stack) = caught(ctx, e);
+        self.line(what, &message, &stack)
+    }
+
+    /// `hooks module <file>: <what>: <message> (<file>:<line>)`, the place mapped to the
+    /// source file (SPEC §6: "naming the module file and the line in its source").
+    fn line(&self, what: &str, message: &str, stack: &str) -> String {
+        let place = self.place(stack);
+        let place = place.map(|p| format!(" ({p})")).unwrap_or_default();
+        format!(
+            "hooks module {}: {what}: {message}{place}",
+            self.entry_display()
+        )
+    }
+
+    /// The first place of the graph's modules a stack names, mapped to its source:
+    /// `hooks/register.ts:12:5`.
+    pub(crate) fn place(&self, stack: &str) -> Option<String> {
+        for line in stack.lines() {
+            for (key, module) in &self.source.modules {
+                if let Some(at) = line.find(key.as_str()) {
+                    let rest = line.get(at + key.len()..).unwrap_or("");
+                    let nums: Vec<u32> = rest
+                        .trim_start_matches(':')
+                        .split(|c: char| !c.is_ascii_digit())
+                        .take(2)
+                        .filter_map(|s| s.parse().ok())
+                        .collect();
+                    let (l, c) = match nums.as_slice() {
+                        [l, c, ..] => (*l, *c),
+                        [l] => (*l, 1),
+                        _ => continue,
+                    };
+                    return Some(source_place(key, module, l, c));
+                }
+            }
+        }
+        None
+    }
+
+    /// Opens a hook run: its id, its mailbox, its `next`.
+    pub(crate) fn open_call(&self, next: Next, event: Arc<str>) -> u32 {
+        let mut calls = self.calls.lock();
+        calls.last = calls.last.wrapping_add(1).max(1);
+        let id = calls.last;
+        calls.mail.insert(id, Mailbox::default());
+        calls.nexts.insert(id, (next, event));
+        id
+    }
+
+    /// Closes a hook run (answered, failed, or dropped halfway): its promises in the
+    /// JavaScript half are forgotten, its mail dropped.
+    pub(crate) fn close_call(&self, id: u32) {
+        {
+            let mut calls = self.calls.lock();
+            calls.mail.remove(&id);
+            calls.nexts.remove(&id);
+        }
+        self.ctx.with(|ctx| {
+            if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
+                let _ = f.call::<_, Value>((id,));
+            }
+        });
+    }
+
+    /// Takes the mail of hook run `id`.
+    pub(crate) fn take_mail(&self, id: u32) -> Vec<Msg> {
+        self.calls
+            .lock()
+            .mail
+            .get_mut(&id)
+            .map(|m| std::mem::take(&mut m.msgs))
+            .unwrap_or_default()
+    }
+
+    /// Whether run `id` has mail; if not, `waker` is woken when some arrives.
+    pub(crate) fn has_mail_or_park(&self, id: u32, waker: &Waker) -> bool {
+        let mut calls = self.calls.lock();
+        match calls.mail.get_mut(&id) {
+            Some(m) if !m.msgs.is_empty() => true,
+            Some(m) => {
+                m.waker = Some(waker.clone());
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Runs `enter` in the runtime for run `id`, then every pending job, then routes
+    /// what the JavaScript half said to the runs it belongs to. The deadline is `left`
+    /// from now; the time spent is added to `used`.
+    pub(crate) fn pump(
+        &self,
+        used: &mut Duration,
+        enter: impl FnOnce(&Ctx<'_>, &Object<'_>) -> rquickjs::Result<()>,
+    ) -> Result<(), PumpError> {
+        let left = self.config.hook_timeout.saturating_sub(*used);
+        let began = Instant::now();
+        self.deadline.set(left);
+        let out = self.ctx.with(|ctx| -> Result<Vec<(u32, Msg)>, PumpError> {
+            let bridge = bridge_of(&ctx).map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+            if let Err(e) = enter(&ctx, &bridge) {
+                if !self.deadline.fired.load(Ordering::Relaxed) {
+                    return Err(PumpError::Js(caught(&ctx, &e).0));
+                }
+            }
+            loop {
+                if self.deadline.fired.load(Ordering::Relaxed) || !ctx.execute_pending_job() {
+                    break;
+                }
+            }
+            let take: Function = bridge
+                .get("take")
+                .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+            let out: Array = take
+                .call(())
+                .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+            Ok(read_outbox(&out))
+        });
+        self.deadline.clear();
+        *used += began.elapsed();
+        let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
+        let msgs = out?;
+        self.route(msgs);
+        if fired {
+            return Err(PumpError::Timeout);
+        }
+        Ok(())
+    }
+
+    fn route(&self, msgs: Vec<(u32, Msg)>) {
+        if msgs.is_empty() {
+            return;
+        }
+        let mut wake = Vec::new();
+        {
+            let mut calls = self.calls.lock();
+            for (id, msg) in msgs {
+                if let Some(m) = calls.mail.get_mut(&id) {
+                    m.msgs.push(msg);
+                    if let Some(w) = m.waker.take() {
+                        wake.push(w);
+                    }
+                }
+            }
+        }
+        for w in wake {
+            w.wake();
+        }
+    }
+
+    /// Tests RegExp `i` of the registrations' matchers against `s` (SPEC §6 matcher).
+    pub(crate) fn test_regexp(&self, i: u32, s: &str) -> bool {
+        self.deadline.set(self.config.hook_timeout);
+        let out = self.ctx.with(|ctx| {
+            bridge_of(&ctx)
+                .and_then(|b| b.get::<_, Function>("testRegExp"))
+                .and_then(|f| f.call::<_, bool>((i, s)))
+                .unwrap_or(false)
+        });
+        self.deadline.clear();
+        self.deadline.fired.store(false, Ordering::Relaxed);
+        out
+    }
+
+    /// The JavaScript engine's own count of the memory it holds, in bytes.
+    pub(crate) fn memory_used(&self) -> i64 {
+        self._rt.memory_usage().memory_used_size
+    }
+}
+
+fn bridge_of<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    ctx.globals().get(BRIDGE_GLOBAL)
+}
+
+fn read_outbox(out: &Array<'_>) -> Vec<(u32, Msg)> {
+    let mut msgs = Vec::with_capacity(out.len());
+    for item in out.iter::<Array>().flatten() {
+        let id: u32 = item.get(0).unwrap_or(0);
+        let kind: u32 = item.get(1).unwrap_or(u32::MAX);
+        let req: u32 = item.get(2).unwrap_or(0);
+        let a: String = item.get(3).unwrap_or_default();
+        let b: String = item.get(4).unwrap_or_default();
+        let msg = match kind {
+            0 => Msg::Done(a),
+            1 => Msg::DoneSame(req),
+            2 => Msg::Threw {
+                message: a,
+                stack: b,
+            },
+            3 => Msg::ThrewChain(req),
+            4 => Msg::Invalid(a),
+            5 => Msg::Next {
+                req,
+                event: a,
+                tier: b,
+            },
+            6 => Msg::Op {
+                req,
+                name: a,
+                fields: b,
+            },
+            _ => continue,
+        };
+        msgs.push((id, msg));
+    }
+    msgs
+}
+
+/// The thrown value of an exception error.
+fn caught_value<'js>(ctx: &Ctx<'js>, e: &rquickjs::Error) -> Value<'js> {
+    if e.is_exception() {
+        ctx.catch()
+    } else {
+        rquickjs::String::from_str(ctx.clone(), &e.to_string())
+            .map_or_else(|_| Value::new_undefined(ctx.clone()), |s| s.into_value())
+    }
+}
+
+/// `(message, stack)` of an error a call into JavaScript returned.
+pub(crate) fn caught(ctx: &Ctx<'_>, e: &rquickjs::Error) -> (String, String) {
+    describe(&caught_value(ctx, e))
+}
+
+/// `(message, stack)` of a thrown value: `Name: message` for an error object.
+fn describe(v: &Value<'_>) -> (String, String) {
+    if let Some(o) = v.as_object() {
+        let name: String = o.get("name").unwrap_or_else(|_| "Error".to_owned());
+        let message: Option<String> = o.get("message").ok();
+        let stack: String = o.get("stack").unwrap_or_default();
+        if let Some(m) = message {
+            return (format!("{name}: {m}"), stack);
+        }
+    }
+    if let Some(s) = v.as_string().and_then(|s| s.to_string().ok()) {
+        return (s, String::new());
+    }
+    if v.is_undefined() {
+        return ("undefined".to_owned(), String::new());
+    }
+    (format!("{v:?}"), String::new())
+}
+
+fn source_place(key: &str, module: &Source, line: u32, column: u32) -> String {
+    match module.lines.source_position(line, column) {
+        Some((l, c)) => format!("{key}:{l}:{c}"),
+        None => format!("{key}:{line}:{column} of its compiled JavaScript"),
+    }
+}
+
+/// `n` random bytes from the operating system (`crypto.getRandomValues`); zeros if it
+/// has none to give (never a panic).
+fn random_bytes(n: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; n];
+    let _ = getrandom::fill(&mut buf);
+    buf
+}

@@ -1,0 +1,690 @@
+// The bridge of SPEC §6, the JavaScript half: evaluated once in each mod's fresh
+// context, before any of the mod's code, as a script whose value is a function of the
+// host's Rust functions. It keeps what the mod must not reach (the outbox, the calls,
+// the registrations) in this closure, locks string compilation away, adds the globals
+// Claude Code gives a mod, and answers the Rust half through the object it returns.
+//
+// Messages to Rust are arrays in `outbox`, [callId, kind, reqId, a, b]:
+//   0 done, a = the answer as JSON         1 done, the answer of next request reqId
+//   2 threw, a = message, b = stack         3 threw the rejection of next request reqId
+//   4 answered nothing usable, a = why      5 next(e): a = the event as JSON or '' (as
+//   received), b = the tier of next.to or '' 6 $ call: a = event name, b = fields as JSON
+(function (host, answeredOps) {
+  'use strict';
+  const O = Object;
+  const freeze = O.freeze;
+  const keys = O.keys;
+  const isFrozen = O.isFrozen;
+  const defineProperty = O.defineProperty;
+  const getPrototypeOf = O.getPrototypeOf;
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const P = Promise;
+  const reject = (err) => P.reject(err);
+  const then = (p, ok, bad) => P.prototype.then.call(p, ok, bad);
+  const isArray = Array.isArray;
+  const push = (a, v) => { a[a.length] = v; };
+  const RegExpProto = RegExp.prototype;
+  const regexpTest = RegExpProto.test;
+  const isRegExp = (v) => {
+    try { RegExpProto.exec.call(v, ''); return true; } catch (_) { return false; }
+  };
+  const answered = new Set(answeredOps);
+
+  function deepFreeze(v) {
+    if (v !== null && typeof v === 'object' && !isFrozen(v)) {
+      freeze(v);
+      const ks = keys(v);
+      for (let i = 0; i < ks.length; i++) deepFreeze(v[ks[i]]);
+    }
+    return v;
+  }
+
+  function messageOf(err) {
+    try {
+      if (err !== null && typeof err === 'object' && 'message' in err) {
+        const name = typeof err.name === 'string' ? err.name : 'Error';
+        return name + ': ' + String(err.message);
+      }
+      return String(err);
+    } catch (_) {
+      return 'a value that cannot be printed';
+    }
+  }
+
+  function stackOf(err) {
+    try {
+      return err !== null && typeof err === 'object' && typeof err.stack === 'string'
+        ? err.stack : '';
+    } catch (_) {
+      return '';
+    }
+  }
+
+  // ---- registrations: register(on, options) --------------------------------------
+
+  const regs = [];
+  let open = false;
+  const regexps = [];
+  const MAX_MATCHER_DEPTH = 8;
+
+  // A matcher as data for Rust: {"$eq": v} | {"$re": i} | {"$any": [..]} |
+  // {"$obj": {k: node}} (reference §2.2: scalar ===, RegExp, one-of, nested partial).
+  function matcherNode(v, depth) {
+    if (depth > MAX_MATCHER_DEPTH) {
+      throw new RangeError('the matcher is nested deeper than ' + MAX_MATCHER_DEPTH + ' levels');
+    }
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
+        throw new TypeError('a matcher value is a ' + typeof v + ', which never matches data');
+      }
+      return { $eq: v === undefined ? null : v };
+    }
+    if (isRegExp(v)) {
+      push(regexps, v);
+      return { $re: regexps.length - 1 };
+    }
+    if (isArray(v)) {
+      const any = [];
+      for (let i = 0; i < v.length; i++) push(any, matcherNode(v[i], depth + 1));
+      return { $any: any };
+    }
+    const obj = {};
+    const ks = keys(v);
+    for (let i = 0; i < ks.length; i++) {
+      if (v[ks[i]] !== undefined) obj[ks[i]] = matcherNode(v[ks[i]], depth + 1);
+    }
+    return { $obj: obj };
+  }
+
+  function on(pattern, a, b) {
+    if (!open) throw new Error('on() may only be called while register runs');
+    let matcher;
+    let hook;
+    if (b === undefined && typeof a === 'function') {
+      hook = a;
+    } else {
+      matcher = a;
+      hook = b;
+    }
+    if (typeof pattern !== 'string') {
+      throw new TypeError('the event name passed to on() is not a string');
+    }
+    if (typeof hook !== 'function') {
+      throw new TypeError('on("' + pattern + '"): the hook is not a function');
+    }
+    if (matcher !== undefined && (matcher === null || typeof matcher !== 'object' || isArray(matcher))) {
+      throw new TypeError('on("' + pattern + '"): the matcher is not an object');
+    }
+    if (matcher === undefined) {
+      for (let i = 0; i < regs.length; i++) {
+        if (regs[i].pattern === pattern && regs[i].matcher === undefined) {
+          throw new Error('on("' + pattern + '") is registered twice without a matcher');
+        }
+      }
+    }
+    const reg = {
+      pattern,
+      matcher,
+      node: matcher === undefined ? null : matcherNode(matcher, 1),
+      hook,
+      catch: undefined,
+    };
+    push(regs, reg);
+    const registration = freeze({
+      catch(handler) {
+        if (!open) throw new Error('.catch may only be set while register runs');
+        if (reg.catch !== undefined) throw new Error('.catch is set twice on one registration');
+        if (typeof handler !== 'function') throw new TypeError('.catch takes a function');
+        reg.catch = handler;
+        return registration;
+      },
+    });
+    return registration;
+  }
+
+  // Runs the module's register(on, options); resolves with the registrations as JSON.
+  function register(fn, optionsText) {
+    if (typeof fn !== 'function') {
+      return reject(new TypeError('the hooks module does not export a function named register'));
+    }
+    const options = deepFreeze(parse(optionsText));
+    open = true;
+    let r;
+    try {
+      r = fn(on, options);
+    } catch (err) {
+      open = false;
+      return reject(err);
+    }
+    return then(P.resolve(r), () => {
+      open = false;
+      const out = [];
+      for (let i = 0; i < regs.length; i++) {
+        push(out, { pattern: regs[i].pattern, matcher: regs[i].node, catch: regs[i].catch !== undefined });
+      }
+      return stringify(out);
+    }, (err) => {
+      open = false;
+      throw err;
+    });
+  }
+
+  // ---- calls: a hook's run ------------------------------------------------------
+
+  const calls = new Map();
+  const outbox = [];
+  let current = 0;
+
+  function originOf(call) {
+    if (call.origin === undefined) call.origin = deepFreeze(parse(host.origin(call.id)));
+    return call.origin;
+  }
+
+  function traceOf(call) {
+    if (call.trace === undefined || call.traceAt !== call.settled) {
+      call.trace = calls.has(call.id) ? deepFreeze(parse(host.trace(call.id))) : freeze([]);
+      call.traceAt = call.settled;
+    }
+    return call.trace;
+  }
+
+  function request(call, e, tier, argc) {
+    if (!calls.has(call.id)) {
+      return reject(new Error('next belongs to a hook that has answered; it runs nothing'));
+    }
+    if (argc === 0 || e === undefined || e === null || typeof e !== 'object' || isArray(e)) {
+      return reject(new TypeError('next() takes the event (an object)'));
+    }
+    let text = '';
+    if (e !== call.e) {
+      try {
+        text = stringify(e);
+      } catch (err) {
+        return reject(err);
+      }
+    }
+    const reqId = ++call.seq;
+    return new P((res, rej) => {
+      call.pending.set(reqId, [res, rej]);
+      push(outbox, [call.id, 5, reqId, text, tier]);
+    });
+  }
+
+  function makeNext(call, failed) {
+    const next = function next(e) { return request(call, e, '', arguments.length); };
+    next.to = function to(e, tier) {
+      return request(call, e, typeof tier === 'string' ? tier : String(tier), arguments.length);
+    };
+    defineProperty(next, 'origin', { get: () => originOf(call), enumerable: true });
+    defineProperty(next, 'trace', { get: () => traceOf(call), enumerable: true });
+    next.called = failed ? failed.called : false;
+    next.error = failed ? deepFreeze(failed.error) : undefined;
+    next.event = call.name;
+    next.budget = freeze({ ms: call.budget, remainingMs: call.budget });
+    next.signal = neverAborted;
+    next.is = (p, e) => typeof p === 'string' && e === call.e &&
+      (p === call.name || p === '*' || (p.slice(-2) === '.*' && call.name.startsWith(p.slice(0, -1))));
+    return freeze(next);
+  }
+
+  function done(call, v) {
+    if (!calls.has(call.id)) return;
+    calls.delete(call.id);
+    if (v === undefined) {
+      push(outbox, [call.id, 4, 0, 'returned nothing (undefined)', '']);
+      return;
+    }
+    for (let i = 0; i < call.answers.length; i++) {
+      if (call.answers[i][0] === v) {
+        push(outbox, [call.id, 1, call.answers[i][1], '', '']);
+        return;
+      }
+    }
+    let text;
+    try {
+      text = stringify(v);
+    } catch (err) {
+      push(outbox, [call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '']);
+      return;
+    }
+    if (typeof text !== 'string') {
+      push(outbox, [call.id, 4, 0, 'its answer is a ' + typeof v + ', not JSON', '']);
+      return;
+    }
+    push(outbox, [call.id, 0, 0, text, '']);
+  }
+
+  function failed(call, err) {
+    if (!calls.has(call.id)) return;
+    calls.delete(call.id);
+    for (let i = 0; i < call.rejections.length; i++) {
+      if (call.rejections[i][0] === err) {
+        push(outbox, [call.id, 3, call.rejections[i][1], '', '']);
+        return;
+      }
+    }
+    push(outbox, [call.id, 2, 0, messageOf(err), stackOf(err)]);
+  }
+
+  // Starts hook `regIndex` (its .catch when `isCatch`) on the event `eText` (JSON).
+  function start(id, regIndex, isCatch, name, eText, failedText, budget) {
+    const reg = regs[regIndex];
+    const fn = reg === undefined ? undefined : (isCatch ? reg.catch : reg.hook);
+    const call = {
+      id, name, budget, e: deepFreeze(parse(eText)), seq: 0, settled: 0,
+      pending: new Map(), answers: [], rejections: [],
+      origin: undefined, trace: undefined, traceAt: -1,
+    };
+    calls.set(id, call);
+    const next = makeNext(call, failedText === '' ? undefined : parse(failedText));
+    current = id;
+    let r;
+    try {
+      if (typeof fn !== 'function') throw new Error('no such hook');
+      r = fn($, call.e, next);
+    } catch (err) {
+      failed(call, err);
+      return;
+    }
+    then(P.resolve(r), (v) => done(call, v), (err) => failed(call, err));
+  }
+
+  // Settles request reqId of call id: kind 0 next's answer (JSON), 1 a $ call's value
+  // (JSON, '' for undefined), 2 a rejection with this message.
+  function settle(id, reqId, kind, text) {
+    const call = calls.get(id);
+    if (call === undefined) return;
+    const p = call.pending.get(reqId);
+    if (p === undefined) return;
+    call.pending.delete(reqId);
+    call.settled++;
+    current = id;
+    if (kind === 0) {
+      const v = parse(text);
+      push(call.answers, [v, reqId]);
+      p[0](v);
+    } else if (kind === 1) {
+      p[0](text === '' ? undefined : parse(text));
+    } else {
+      const err = new Error(text);
+      push(call.rejections, [err, reqId]);
+      p[1](err);
+    }
+  }
+
+  function take() {
+    const out = outbox.slice();
+    outbox.length = 0;
+    return out;
+  }
+
+  function forget(id) {
+    calls.delete(id);
+  }
+
+  function testRegExp(i, s) {
+    const re = regexps[i];
+    if (re === undefined) return false;
+    re.lastIndex = 0;
+    return regexpTest.call(re, s) === true;
+  }
+
+  // ---- $: the plugin's cx ---------------------------------------------------------
+
+  function op(name, fields) {
+    const call = calls.get(current);
+    if (call === undefined) {
+      return reject(new Error('$.' + name + ' may only be called while a hook runs'));
+    }
+    if (!answered.has(name)) return reject(new Error('no implementation for ' + name));
+    let text;
+    try {
+      text = stringify(fields === undefined ? {} : fields);
+    } catch (err) {
+      return reject(err);
+    }
+    if (typeof text !== 'string' || text[0] !== '{') {
+      return reject(new TypeError('$.' + name + ' takes an object'));
+    }
+    const reqId = ++call.seq;
+    return new P((res, rej) => {
+      call.pending.set(reqId, [res, rej]);
+      push(outbox, [call.id, 6, reqId, name, text]);
+    });
+  }
+
+  const objectArg = (v) => v !== null && typeof v === 'object' && !isArray(v);
+  const named = (v) => (objectArg(v) ? v : { name: v });
+  const shapes = {
+    'env.get': (a) => named(a),
+    'env.set': (a, b) => (objectArg(a) ? a : { name: a, value: b === undefined ? null : b }),
+    'ui.log': (a, b) => {
+      const f = objectArg(a) ? a : { text: a, to: objectArg(b) ? b.to : undefined };
+      const text = f.text !== undefined ? f.text : f.line;
+      return { line: typeof text === 'string' ? text : String(text), to: f.to === 'debug' ? 'debug' : 'screen' };
+    },
+    'settings.read': (a) => (objectArg(a) ? a : (a === undefined ? {} : { source: a })),
+    'session.append': (a) => {
+      const f = objectArg(a) ? a : { text: a };
+      const row = objectArg(f.message) ? f.message : f;
+      const out = {};
+      const ks = keys(row);
+      for (let i = 0; i < ks.length; i++) out[ks[i]] = row[ks[i]];
+      if (out.door === undefined) out.door = 'note';
+      return out;
+    },
+  };
+  const nouns = {
+    ui: ['notice', 'invalidate', 'blit', 'resolve', 'log', 'ask', 'toast', 'status', 'open', 'close',
+      'panes', 'scroll', 'focus', 'copy', 'selection'],
+    model: ['complete', 'fork', 'classify'],
+    audio: ['play', 'speak'],
+    mcp: ['call', 'connect'],
+    session: ['messages', 'cwd', 'root', 'model', 'turns', 'id', 'repo', 'surfaces', 'surface',
+      'usage', 'version', 'compact', 'authorize', 'send', 'append'],
+    turn: ['abort'],
+    prompt: ['submit', 'read', 'fill', 'suggest', 'compose'],
+    tool: ['list', 'call', 'check', 'register'],
+    command: ['list', 'run', 'register'],
+    config: ['list', 'set'],
+    agent: ['spawn', 'list', 'register'],
+    fs: ['read', 'write', 'list', 'exists', 'stat', 'ancestors'],
+    store: ['get', 'set', 'delete', 'keys'],
+    clock: ['now', 'sleep', 'after', 'every'],
+    http: ['fetch'],
+    process: ['run', 'spawn'],
+    settings: ['read'],
+    env: ['get', 'set'],
+    state: ['get', 'set'],
+  };
+  const $ = {};
+  const nounNames = keys(nouns);
+  for (let i = 0; i < nounNames.length; i++) {
+    const noun = nounNames[i];
+    const methods = {};
+    for (let j = 0; j < nouns[noun].length; j++) {
+      const name = noun + '.' + nouns[noun][j];
+      const shape = shapes[name];
+      methods[nouns[noun][j]] = function () {
+        let fields;
+        try {
+          fields = shape !== undefined ? shape(arguments[0], arguments[1])
+            : (arguments.length === 1 && objectArg(arguments[0]) ? arguments[0]
+              : { args: Array.prototype.slice.call(arguments) });
+        } catch (err) {
+          return reject(err);
+        }
+        return op(name, fields);
+      };
+    }
+    $[noun] = freeze(methods);
+  }
+  $.plugin = freeze({ name: host.pluginName, root: host.pluginRoot });
+  deepFreeze($);
+
+  // ---- the globals Claude Code gives a mod (SPEC §6 "Sandbox") --------------------
+
+  const g = globalThis;
+  const define = (name, value) => defineProperty(g, name, { value, writable: true, configurable: true });
+
+  class AbortSignalImpl {
+    constructor() { this.aborted = false; this.reason = undefined; this.onabort = null; this._l = []; }
+    addEventListener(type, fn) { if (type === 'abort' && typeof fn === 'function') push(this._l, fn); }
+    removeEventListener(type, fn) { this._l = this._l.filter((f) => f !== fn); }
+    throwIfAborted() { if (this.aborted) throw this.reason; }
+    _abort(reason) {
+      if (this.aborted) return;
+      this.aborted = true;
+      this.reason = reason === undefined ? new Error('This operation was aborted') : reason;
+      const ev = { type: 'abort', target: this };
+      if (typeof this.onabort === 'function') this.onabort(ev);
+      for (const f of this._l) f(ev);
+    }
+    static abort(reason) { const s = new AbortSignalImpl(); s._abort(reason); return s; }
+    static any(signals) {
+      const s = new AbortSignalImpl();
+      for (const x of signals) {
+        if (x.aborted) { s._abort(x.reason); break; }
+        x.addEventListener('abort', () => s._abort(x.reason));
+      }
+      return s;
+    }
+    static timeout() { throw new Error('AbortSignal.timeout: a mod has no timers'); }
+  }
+  class AbortControllerImpl {
+    constructor() { this.signal = new AbortSignalImpl(); }
+    abort(reason) { this.signal._abort(reason); }
+  }
+  const neverAborted = freeze(new AbortSignalImpl());
+  define('AbortSignal', AbortSignalImpl);
+  define('AbortController', AbortControllerImpl);
+
+  class TextEncoderImpl {
+    get encoding() { return 'utf-8'; }
+    encode(s) {
+      s = s === undefined ? '' : String(s);
+      const out = [];
+      for (let i = 0; i < s.length; i++) {
+        let c = s.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; } else c = 0xfffd;
+        } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+        if (c < 0x80) push(out, c);
+        else if (c < 0x800) { push(out, 0xc0 | (c >> 6)); push(out, 0x80 | (c & 63)); }
+        else if (c < 0x10000) { push(out, 0xe0 | (c >> 12)); push(out, 0x80 | ((c >> 6) & 63)); push(out, 0x80 | (c & 63)); }
+        else { push(out, 0xf0 | (c >> 18)); push(out, 0x80 | ((c >> 12) & 63)); push(out, 0x80 | ((c >> 6) & 63)); push(out, 0x80 | (c & 63)); }
+      }
+      return new Uint8Array(out);
+    }
+  }
+  class TextDecoderImpl {
+    constructor(label) {
+      const l = label === undefined ? 'utf-8' : String(label).toLowerCase();
+      if (l !== 'utf-8' && l !== 'utf8') throw new RangeError('TextDecoder: only utf-8 is supported');
+    }
+    get encoding() { return 'utf-8'; }
+    decode(buf) {
+      if (buf === undefined) return '';
+      const b = buf instanceof Uint8Array ? buf : new Uint8Array(buf.buffer !== undefined ? buf.buffer : buf);
+      let s = '';
+      for (let i = 0; i < b.length;) {
+        const c = b[i];
+        let cp = 0xfffd;
+        let n = 1;
+        if (c < 0x80) cp = c;
+        else if (c >= 0xc2 && c < 0xe0 && (b[i + 1] & 0xc0) === 0x80) { cp = ((c & 31) << 6) | (b[i + 1] & 63); n = 2; }
+        else if (c >= 0xe0 && c < 0xf0 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) {
+          cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63); n = 3;
+          if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+        } else if (c >= 0xf0 && c < 0xf5 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) {
+          cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63); n = 4;
+          if (cp < 0x10000 || cp > 0x10ffff) cp = 0xfffd;
+        }
+        s += String.fromCodePoint(cp);
+        i += n;
+      }
+      return s;
+    }
+  }
+  define('TextEncoder', TextEncoderImpl);
+  define('TextDecoder', TextDecoderImpl);
+
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  define('btoa', function btoa(s) {
+    s = String(s);
+    let out = '';
+    for (let i = 0; i < s.length; i += 3) {
+      const a = s.charCodeAt(i);
+      const b = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      const c = i + 2 < s.length ? s.charCodeAt(i + 2) : 0;
+      if (a > 255 || b > 255 || c > 255) throw new Error('btoa: the string has characters outside Latin-1');
+      const n = (a << 16) | (b << 8) | c;
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] +
+        (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < s.length ? B64[n & 63] : '=');
+    }
+    return out;
+  });
+  define('atob', function atob(s) {
+    s = String(s).replace(/[\t\n\f\r ]/g, '');
+    if (s.length % 4 === 0) s = s.replace(/==?$/, '');
+    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw new Error('atob: the string is not base64');
+    let out = '';
+    let bits = 0;
+    let acc = 0;
+    for (let i = 0; i < s.length; i++) {
+      acc = (acc << 6) | B64.indexOf(s[i]);
+      bits += 6;
+      if (bits >= 8) { bits -= 8; out += String.fromCharCode((acc >> bits) & 255); }
+    }
+    return out;
+  });
+
+  function clone(v, seen) {
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'function' || typeof v === 'symbol') throw new Error('structuredClone: the value cannot be cloned');
+      return v;
+    }
+    if (seen.has(v)) return seen.get(v);
+    let out;
+    if (isArray(v)) { out = []; seen.set(v, out); for (let i = 0; i < v.length; i++) out[i] = clone(v[i], seen); return out; }
+    if (v instanceof Date) return new Date(v.getTime());
+    if (isRegExp(v)) return new RegExp(v.source, v.flags);
+    if (v instanceof Map) { out = new Map(); seen.set(v, out); v.forEach((x, k) => out.set(clone(k, seen), clone(x, seen))); return out; }
+    if (v instanceof Set) { out = new Set(); seen.set(v, out); v.forEach((x) => out.add(clone(x, seen))); return out; }
+    if (ArrayBuffer.isView(v)) return new v.constructor(v);
+    out = {};
+    seen.set(v, out);
+    const ks = keys(v);
+    for (let i = 0; i < ks.length; i++) out[ks[i]] = clone(v[ks[i]], seen);
+    return out;
+  }
+  define('structuredClone', function structuredClone(v) { return clone(v, new Map()); });
+
+  const hex = (n) => (n + 0x100).toString(16).slice(1);
+  define('crypto', freeze({
+    getRandomValues(a) {
+      if (!ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array) {
+        throw new TypeError('crypto.getRandomValues takes an integer typed array');
+      }
+      if (a.byteLength > 65536) throw new RangeError('crypto.getRandomValues: more than 65536 bytes');
+      const bytes = host.random(a.byteLength);
+      new Uint8Array(a.buffer, a.byteOffset, a.byteLength).set(bytes);
+      return a;
+    },
+    randomUUID() {
+      const b = host.random(16);
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      let s = '';
+      for (let i = 0; i < 16; i++) s += hex(b[i]) + (i === 3 || i === 5 || i === 7 || i === 9 ? '-' : '');
+      return s;
+    },
+  }));
+  define('performance', freeze({ now: () => host.now(), timeOrigin: 0 }));
+
+  class URLSearchParamsImpl {
+    constructor(init) {
+      this._p = [];
+      if (init === undefined || init === null) return;
+      if (typeof init === 'object') {
+        const entries = isArray(init) ? init : keys(init).map((k) => [k, init[k]]);
+        for (const [k, v] of entries) push(this._p, [String(k), String(v)]);
+        return;
+      }
+      let s = String(init);
+      if (s[0] === '?') s = s.slice(1);
+      for (const part of s.split('&')) {
+        if (part === '') continue;
+        const at = part.indexOf('=');
+        const dec = (x) => { try { return decodeURIComponent(x.replace(/\+/g, ' ')); } catch (_) { return x; } };
+        push(this._p, at < 0 ? [dec(part), ''] : [dec(part.slice(0, at)), dec(part.slice(at + 1))]);
+      }
+    }
+    get size() { return this._p.length; }
+    append(k, v) { push(this._p, [String(k), String(v)]); }
+    delete(k) { this._p = this._p.filter((e) => e[0] !== String(k)); }
+    get(k) { const e = this._p.find((x) => x[0] === String(k)); return e === undefined ? null : e[1]; }
+    getAll(k) { return this._p.filter((x) => x[0] === String(k)).map((x) => x[1]); }
+    has(k) { return this._p.some((x) => x[0] === String(k)); }
+    set(k, v) {
+      const i = this._p.findIndex((x) => x[0] === String(k));
+      if (i < 0) { push(this._p, [String(k), String(v)]); return; }
+      this._p[i][1] = String(v);
+      this._p = this._p.filter((x, j) => j <= i || x[0] !== String(k));
+    }
+    sort() { this._p.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)); }
+    forEach(fn) { for (const [k, v] of this._p) fn(v, k, this); }
+    keys() { return this._p.map((x) => x[0])[Symbol.iterator](); }
+    values() { return this._p.map((x) => x[1])[Symbol.iterator](); }
+    entries() { return this._p.map((x) => [x[0], x[1]])[Symbol.iterator](); }
+    [Symbol.iterator]() { return this.entries(); }
+    toString() {
+      const enc = (x) => encodeURIComponent(x).replace(/%20/g, '+');
+      return this._p.map((x) => enc(x[0]) + '=' + enc(x[1])).join('&');
+    }
+  }
+  class URLImpl {
+    constructor(input, base) {
+      const parts = parse(host.url(String(input), base === undefined ? '' : String(base)));
+      if (parts === null) throw new TypeError('Invalid URL: ' + String(input));
+      this._u = parts;
+    }
+    static canParse(input, base) {
+      return parse(host.url(String(input), base === undefined ? '' : String(base))) !== null;
+    }
+    get href() { return this._u.href; }
+    get origin() { return this._u.origin; }
+    get protocol() { return this._u.protocol; }
+    get username() { return this._u.username; }
+    get password() { return this._u.password; }
+    get host() { return this._u.host; }
+    get hostname() { return this._u.hostname; }
+    get port() { return this._u.port; }
+    get pathname() { return this._u.pathname; }
+    get search() { return this._u.search; }
+    get hash() { return this._u.hash; }
+    get searchParams() { return new URLSearchParamsImpl(this._u.search); }
+    toString() { return this._u.href; }
+    toJSON() { return this._u.href; }
+  }
+  define('URL', URLImpl);
+  define('URLSearchParams', URLSearchParamsImpl);
+
+  // JSX in the classic runtime (SPEC §6): h(type, props, ...children), Fragment.
+  const Fragment = freeze({ type: 'Fragment' });
+  define('Fragment', Fragment);
+  define('h', function h(type, props) {
+    const children = Array.prototype.slice.call(arguments, 2);
+    return { type, props: props === null || props === undefined ? {} : props, children };
+  });
+
+  // ---- no string compilation (SPEC §6 "Sandbox") ----------------------------------
+
+  const refuse = (what) => function () {
+    throw new EvalError(what + ' cannot compile code in a mod (SPEC §6: no string compilation)');
+  };
+  defineProperty(g, 'eval', { value: refuse('eval'), writable: false, configurable: false });
+  const ctors = [
+    [Function, 'Function'],
+    [getPrototypeOf(async function () {}).constructor, 'AsyncFunction'],
+    [getPrototypeOf(function* () {}).constructor, 'GeneratorFunction'],
+    [getPrototypeOf(async function* () {}).constructor, 'AsyncGeneratorFunction'],
+  ];
+  for (let i = 0; i < ctors.length; i++) {
+    const [F, what] = ctors[i];
+    const fake = refuse(what);
+    defineProperty(fake, 'prototype', { value: F.prototype, writable: false, configurable: false });
+    defineProperty(F.prototype, 'constructor', { value: fake, writable: false, configurable: false });
+    if (what === 'Function') defineProperty(g, 'Function', { value: fake, writable: false, configurable: false });
+  }
+  for (const name of ['WebAssembly', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout',
+    'clearInterval', 'queueMicrotask', 'require', 'process', 'Deno', 'Bun', 'fetch', 'XMLHttpRequest',
+    'WebSocket', 'window', 'document', 'navigator', 'print', 'console', 'scriptArgs', 'std', 'os',
+    '__loadScript']) {
+    try { delete g[name]; } catch (_) { /* not there */ }
+  }
+
+  return freeze({ register, start, settle, take, forget, testRegExp });
+})
