@@ -43,11 +43,13 @@ enum Delivery {
 struct Open {
     host: Arc<Host>,
     id: u32,
+    /// The JavaScript half said the run ended (it forgot the run itself).
+    settled: bool,
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.host.close_call(self.id);
+        self.host.close_call(self.id, !self.settled);
     }
 }
 
@@ -85,9 +87,10 @@ async fn run(
     let e_text = translate::event_to_mod(&event);
     let name: Arc<str> = Arc::from(event.name.as_str());
     let id = host.open_call(next.clone(), Arc::clone(&name));
-    let _open = Open {
+    let mut open = Open {
         host: Arc::clone(&host),
         id,
+        settled: false,
     };
     let mut used = Duration::ZERO;
     let budget_js = f64::from(u32::try_from(budget).unwrap_or(u32::MAX));
@@ -113,6 +116,7 @@ async fn run(
     let mut inflight: Vec<BoxFuture<'static, (u32, Delivery)>> = Vec::new();
     loop {
         for msg in host.take_mail(id) {
+            open.settled |= msg.ends_run();
             match msg {
                 Msg::Done(text) => {
                     return translate::answer_from_mod(&event.name, &text)

@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 /// message names one of its own hook runs).
 const BRIDGE_GLOBAL: &str = "__secDefaultBridge";
 
+/// Allocated bytes past which the runtime collects garbage.
+const GC_THRESHOLD: usize = 4 * 1024 * 1024;
+
 /// The bridge's JavaScript half.
 const BRIDGE_JS: &str = include_str!("js/bridge.js");
 
@@ -56,6 +59,13 @@ pub(crate) enum Msg {
         name: String,
         fields: String,
     },
+}
+
+impl Msg {
+    /// Whether the message ends its hook run (the JavaScript half has forgotten it).
+    pub(crate) fn ends_run(&self) -> bool {
+        !matches!(self, Msg::Next { .. } | Msg::Op { .. })
+    }
 }
 
 #[derive(Default)]
@@ -216,6 +226,10 @@ impl Host {
         let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
         rt.set_memory_limit(config.memory_limit);
         rt.set_max_stack_size(config.stack_limit);
+        // A hook run leaves a few KiB of garbage: collect past 4 MiB, not QuickJS's
+        // 256 KiB, so that a collection (which walks the whole heap) runs a sixteenth as
+        // often.
+        rt.set_gc_threshold(GC_THRESHOLD);
         let deadline = Arc::new(Deadline {
             epoch: Instant::now(),
             at: AtomicU64::new(0),
@@ -465,11 +479,14 @@ impl Host {
 
     /// Closes a hook run (answered, failed, or dropped halfway): its promises in the
     /// JavaScript half are forgotten, its mail dropped.
-    pub(crate) fn close_call(&self, id: u32) {
+    pub(crate) fn close_call(&self, id: u32, in_js: bool) {
         {
             let mut calls = self.calls.lock();
             calls.mail.remove(&id);
             calls.nexts.remove(&id);
+        }
+        if !in_js {
+            return;
         }
         self.ctx.with(|ctx| {
             if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
@@ -589,13 +606,15 @@ fn bridge_of<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
 }
 
 fn read_outbox(out: &Array<'_>) -> Vec<(u32, Msg)> {
-    let mut msgs = Vec::with_capacity(out.len());
-    for item in out.iter::<Array>().flatten() {
-        let id: u32 = item.get(0).unwrap_or(0);
-        let kind: u32 = item.get(1).unwrap_or(u32::MAX);
-        let req: u32 = item.get(2).unwrap_or(0);
-        let a: String = item.get(3).unwrap_or_default();
-        let b: String = item.get(4).unwrap_or_default();
+    let n = out.len() / 5;
+    let mut msgs = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = i * 5;
+        let id: u32 = out.get(at).unwrap_or(0);
+        let kind: u32 = out.get(at + 1).unwrap_or(u32::MAX);
+        let req: u32 = out.get(at + 2).unwrap_or(0);
+        let a: String = out.get(at + 3).unwrap_or_default();
+        let b: String = out.get(at + 4).unwrap_or_default();
         let msg = match kind {
             0 => Msg::Done(a),
             1 => Msg::DoneSame(req),

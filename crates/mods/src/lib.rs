@@ -3,11 +3,13 @@
 
 mod hook;
 mod host;
+mod inline;
 pub mod load;
 mod matcher;
 mod plugin;
 mod translate;
 
+pub use inline::INLINE_MODULE;
 pub use load::{load_folder, LoadError, Manifest, ModSource};
 pub use plugin::{ModPlugin, OptionsError};
 

@@ -663,6 +663,14 @@ pub struct PluginSpec {
     /// The plugin's hooks, in registration order.
     #[serde(default)]
     pub hooks: Vec<HookSpec>,
+    /// A mod's folder, relative to the scenario file, loaded as the engine loads a mod
+    /// (SCENARIOS.md "Mods", SPEC §6); never given with `hooks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// For a mod (`path`): what stands for `pluginConfigs["<id>"].options`, over the
+    /// manifest's `userConfig` defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Map<String, Value>>,
 }
 
 impl PluginSpec {

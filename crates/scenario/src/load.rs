@@ -257,6 +257,20 @@ fn validate(loaded: &LoadedScenario) -> Result<(), FormatError> {
             }
         }
     }
+    for (i, plugin) in scenario.plugins.iter().enumerate() {
+        if plugin.path.is_some() && !plugin.hooks.is_empty() {
+            return Err(invalid(
+                format!("{base}/plugins/{i}/path"),
+                "a plugin has hooks or path, never both (SCENARIOS.md \"Mods\")".to_owned(),
+            ));
+        }
+        if plugin.path.is_none() && plugin.options.is_some() {
+            return Err(invalid(
+                format!("{base}/plugins/{i}/options"),
+                "options configure a mod: give path with them (SCENARIOS.md \"Mods\")".to_owned(),
+            ));
+        }
+    }
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, plugin) in scenario.plugins.iter().enumerate() {
         let pointer = format!("{base}/plugins/{i}/id");

@@ -15,7 +15,9 @@ use parking_lot::Mutex;
 use permissions::{Decision, SessionFacts, Verdict};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use session::{BlockingSession, LogLine, Raised, SessionConfig, SessionRaise, SettingsInputs};
+use session::{
+    BlockingSession, Listed, LogLine, Raised, SessionConfig, SessionRaise, SettingsInputs,
+};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
@@ -51,6 +53,15 @@ pub enum SetupError {
     /// The session could not start (the managed folder does not exist).
     #[error("{0}")]
     Start(#[from] session::SessionError),
+    /// A mod (`path`) could not be loaded, and the entry does not say `"admitted":
+    /// false` (SCENARIOS.md "Mods"): the folder and the reason.
+    #[error("{pointer}: {message}")]
+    Mod {
+        /// Where, as a JSON pointer within the scenario (`/plugins/<i>/path`).
+        pointer: String,
+        /// The folder and why it is not a mod, or why its options do not fit.
+        message: String,
+    },
 }
 
 /// One failed expectation.
@@ -398,15 +409,20 @@ impl World {
             ..SessionConfig::new(&managed, &cwd, &home)
         };
         let ran = Arc::new(Mutex::new(Vec::new()));
-        let plugins = sc
-            .plugins
-            .iter()
-            .map(|p| {
-                let strip = twin == Twin::NoUserHooks && p.tier == Tier::User;
-                scripted_plugin(p, &ran, strip)
-            })
-            .collect();
-        let session = BlockingSession::start(config, plugins)?;
+        let host = mods::HostConfig {
+            hook_timeout: config.hook_timeout,
+            ..mods::HostConfig::default()
+        };
+        let mut plugins = Vec::with_capacity(sc.plugins.len());
+        for (i, p) in sc.plugins.iter().enumerate() {
+            let strip = twin == Twin::NoUserHooks && p.tier == Tier::User;
+            let listed = match &p.path {
+                Some(path) => mod_plugin(loaded, i, p, path, &host, strip)?,
+                None => Listed::from(scripted_plugin(p, &ran, strip)),
+            };
+            plugins.push(listed);
+        }
+        let session = BlockingSession::start_listed(config, plugins)?;
         Ok(World {
             session,
             managed,
@@ -564,6 +580,69 @@ fn facts_of(sc: &Scenario, cwd: &Path, home: &Path) -> Result<SessionFacts, Setu
         home: home.to_path_buf(),
         env: None,
     })
+}
+
+/// A mod by `path` (SCENARIOS.md "Mods", SPEC §6): its folder (relative to the scenario
+/// file) loaded and compiled, listed as a module that `register(on, options)` activates
+/// once `plugin.register` admitted it. A folder that does not load is bad input unless
+/// the entry says `"admitted": false`: then it is listed as refused, with its line. With
+/// `strip_hooks` (the `$held` twin's user tier) it is listed with no hooks.
+///
+/// # Errors
+///
+/// [`SetupError::Mod`] naming the folder and the reason.
+fn mod_plugin(
+    loaded: &LoadedScenario,
+    i: usize,
+    spec: &crate::format::PluginSpec,
+    path: &str,
+    host: &mods::HostConfig,
+    strip_hooks: bool,
+) -> Result<Listed, SetupError> {
+    let folder = loaded
+        .file
+        .parent()
+        .map_or_else(|| PathBuf::from(path), |d| d.join(path));
+    let name = |manifest: Option<&str>| {
+        spec.name
+            .clone()
+            .or_else(|| manifest.map(ToOwned::to_owned))
+            .unwrap_or_else(|| spec.manifest_name().to_owned())
+    };
+    let info = |name: String| PluginInfo {
+        id: spec.id.clone(),
+        name,
+        tier: spec.tier,
+        worker: spec.worker.clone(),
+        source: Some(spec.copy_source()),
+    };
+    let refused = |message: String| {
+        if spec.admitted == Some(false) {
+            Ok(Listed::unloadable(info(name(None)), message.clone()))
+        } else {
+            Err(SetupError::Mod {
+                pointer: format!("{}/plugins/{i}/path", loaded.pointer()),
+                message,
+            })
+        }
+    };
+    let source = match mods::load_folder(&folder) {
+        Ok(s) => s,
+        Err(e) => return refused(e.to_string()),
+    };
+    let info = info(name(Some(&source.manifest.name)));
+    if strip_hooks {
+        return Ok(Listed::from(Plugin::new(info)));
+    }
+    let options = spec.options.clone().unwrap_or_default();
+    let plugin = match mods::ModPlugin::new(source, &options, host.clone()) {
+        Ok(p) => p,
+        Err(e) => return refused(format!("{}: {e}", folder.display())),
+    };
+    Ok(Listed::module(
+        info,
+        Arc::new(move |info: &PluginInfo| plugin.activate(info)),
+    ))
 }
 
 /// A plugin whose hooks behave as the scenario scripts them (SCENARIOS.md

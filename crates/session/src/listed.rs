@@ -22,6 +22,16 @@ pub trait Activate: Send + Sync + 'static {
     fn activate(&self, info: &PluginInfo) -> Result<Vec<Registration>, String>;
 }
 
+/// A closure activates a module: `|info| Ok(registrations)`.
+impl<F> Activate for F
+where
+    F: Fn(&PluginInfo) -> Result<Vec<Registration>, String> + Send + Sync + 'static,
+{
+    fn activate(&self, info: &PluginInfo) -> Result<Vec<Registration>, String> {
+        self(info)
+    }
+}
+
 /// How a listed module comes to its registrations.
 #[derive(Clone)]
 pub(crate) enum Module {

@@ -4,7 +4,7 @@
 // the registrations) in this closure, locks string compilation away, adds the globals
 // Claude Code gives a mod, and answers the Rust half through the object it returns.
 //
-// Messages to Rust are arrays in `outbox`, [callId, kind, reqId, a, b]:
+// Messages to Rust are runs of five values in `outbox`: callId, kind, reqId, a, b:
 //   0 done, a = the answer as JSON         1 done, the answer of next request reqId
 //   2 threw, a = message, b = stack         3 threw the rejection of next request reqId
 //   4 answered nothing usable, a = why      5 next(e): a = the event as JSON or '' (as
@@ -173,7 +173,15 @@
   // ---- calls: a hook's run ------------------------------------------------------
 
   const calls = new Map();
-  const outbox = [];
+  let outbox = [];
+  const send = (id, kind, req, a, b) => {
+    const n = outbox.length;
+    outbox[n] = id;
+    outbox[n + 1] = kind;
+    outbox[n + 2] = req;
+    outbox[n + 3] = a;
+    outbox[n + 4] = b;
+  };
   let current = 0;
 
   function originOf(call) {
@@ -188,6 +196,10 @@
     }
     return call.trace;
   }
+
+  const withResolvers = typeof P.withResolvers === 'function'
+    ? () => P.withResolvers()
+    : () => { const r = {}; r.promise = new P((res, rej) => { r.resolve = res; r.reject = rej; }); return r; };
 
   function request(call, e, tier, argc) {
     if (!calls.has(call.id)) {
@@ -205,26 +217,51 @@
       }
     }
     const reqId = ++call.seq;
-    return new P((res, rej) => {
-      call.pending.set(reqId, [res, rej]);
-      push(outbox, [call.id, 5, reqId, text, tier]);
-    });
+    const r = withResolvers();
+    call.pending[reqId] = r;
+    send(call.id, 5, reqId, text, tier);
+    return r.promise;
   }
 
-  function makeNext(call, failed) {
+  // What every `next` shares: `next.to`, `next.is` and the getters, on a prototype of
+  // their own (a hook run makes one function, not six); each finds its run in a WeakMap.
+  const nextCalls = new WeakMap();
+  const callOf = (next) => nextCalls.get(next);
+  const NextProto = O.create(Function.prototype, {
+    to: {
+      value: function to(e, tier) {
+        const call = callOf(this);
+        if (call === undefined) return reject(new TypeError('next.to must be called on next'));
+        return request(call, e, typeof tier === 'string' ? tier : String(tier), arguments.length);
+      },
+    },
+    is: {
+      value: function is(p, e) {
+        const call = callOf(this);
+        return call !== undefined && typeof p === 'string' && e === call.e &&
+          (p === call.name || p === '*' || (p.slice(-2) === '.*' && call.name.startsWith(p.slice(0, -1))));
+      },
+    },
+    origin: { get() { const c = callOf(this); return c === undefined ? undefined : originOf(c); } },
+    trace: { get() { const c = callOf(this); return c === undefined ? freeze([]) : traceOf(c); } },
+    event: { get() { const c = callOf(this); return c === undefined ? undefined : c.name; } },
+    budget: {
+      get() {
+        const c = callOf(this);
+        return c === undefined ? undefined : freeze({ ms: c.budget, remainingMs: c.budget });
+      },
+    },
+    signal: { get() { return neverAborted; } },
+    called: { get() { const c = callOf(this); return c !== undefined && c.failed !== undefined && c.failed.called === true; } },
+    error: { get() { const c = callOf(this); return c === undefined || c.failed === undefined ? undefined : c.failed.error; } },
+  });
+  freeze(NextProto);
+  const setPrototypeOf = O.setPrototypeOf;
+
+  function makeNext(call) {
     const next = function next(e) { return request(call, e, '', arguments.length); };
-    next.to = function to(e, tier) {
-      return request(call, e, typeof tier === 'string' ? tier : String(tier), arguments.length);
-    };
-    defineProperty(next, 'origin', { get: () => originOf(call), enumerable: true });
-    defineProperty(next, 'trace', { get: () => traceOf(call), enumerable: true });
-    next.called = failed ? failed.called : false;
-    next.error = failed ? deepFreeze(failed.error) : undefined;
-    next.event = call.name;
-    next.budget = freeze({ ms: call.budget, remainingMs: call.budget });
-    next.signal = neverAborted;
-    next.is = (p, e) => typeof p === 'string' && e === call.e &&
-      (p === call.name || p === '*' || (p.slice(-2) === '.*' && call.name.startsWith(p.slice(0, -1))));
+    setPrototypeOf(next, NextProto);
+    nextCalls.set(next, call);
     return freeze(next);
   }
 
@@ -232,12 +269,12 @@
     if (!calls.has(call.id)) return;
     calls.delete(call.id);
     if (v === undefined) {
-      push(outbox, [call.id, 4, 0, 'returned nothing (undefined)', '']);
+      send(call.id, 4, 0, 'returned nothing (undefined)', '');
       return;
     }
-    for (let i = 0; i < call.answers.length; i++) {
-      if (call.answers[i][0] === v) {
-        push(outbox, [call.id, 1, call.answers[i][1], '', '']);
+    for (let i = 0; i < call.answers.length; i += 2) {
+      if (call.answers[i] === v) {
+        send(call.id, 1, call.answers[i + 1], '', '');
         return;
       }
     }
@@ -245,26 +282,26 @@
     try {
       text = stringify(v);
     } catch (err) {
-      push(outbox, [call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '']);
+      send(call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '');
       return;
     }
     if (typeof text !== 'string') {
-      push(outbox, [call.id, 4, 0, 'its answer is a ' + typeof v + ', not JSON', '']);
+      send(call.id, 4, 0, 'its answer is a ' + typeof v + ', not JSON', '');
       return;
     }
-    push(outbox, [call.id, 0, 0, text, '']);
+    send(call.id, 0, 0, text, '');
   }
 
   function failed(call, err) {
     if (!calls.has(call.id)) return;
     calls.delete(call.id);
-    for (let i = 0; i < call.rejections.length; i++) {
-      if (call.rejections[i][0] === err) {
-        push(outbox, [call.id, 3, call.rejections[i][1], '', '']);
+    for (let i = 0; i < call.rejections.length; i += 2) {
+      if (call.rejections[i] === err) {
+        send(call.id, 3, call.rejections[i + 1], '', '');
         return;
       }
     }
-    push(outbox, [call.id, 2, 0, messageOf(err), stackOf(err)]);
+    send(call.id, 2, 0, messageOf(err), stackOf(err));
   }
 
   // Starts hook `regIndex` (its .catch when `isCatch`) on the event `eText` (JSON).
@@ -273,21 +310,29 @@
     const fn = reg === undefined ? undefined : (isCatch ? reg.catch : reg.hook);
     const call = {
       id, name, budget, e: deepFreeze(parse(eText)), seq: 0, settled: 0,
-      pending: new Map(), answers: [], rejections: [],
+      pending: [], answers: [], rejections: [],
       origin: undefined, trace: undefined, traceAt: -1,
+      failed: failedText === '' ? undefined : deepFreeze(parse(failedText)),
     };
     calls.set(id, call);
-    const next = makeNext(call, failedText === '' ? undefined : parse(failedText));
+    const next = makeNext(call);
     current = id;
-    let r;
+    if (typeof fn !== 'function') {
+      failed(call, new Error('no such hook'));
+      return;
+    }
+    runHook(call, fn, next);
+  }
+
+  async function runHook(call, fn, next) {
+    let v;
     try {
-      if (typeof fn !== 'function') throw new Error('no such hook');
-      r = fn($, call.e, next);
+      v = await fn($, call.e, next);
     } catch (err) {
       failed(call, err);
       return;
     }
-    then(P.resolve(r), (v) => done(call, v), (err) => failed(call, err));
+    done(call, v);
   }
 
   // Settles request reqId of call id: kind 0 next's answer (JSON), 1 a $ call's value
@@ -295,27 +340,29 @@
   function settle(id, reqId, kind, text) {
     const call = calls.get(id);
     if (call === undefined) return;
-    const p = call.pending.get(reqId);
+    const p = call.pending[reqId];
     if (p === undefined) return;
-    call.pending.delete(reqId);
+    call.pending[reqId] = undefined;
     call.settled++;
     current = id;
     if (kind === 0) {
       const v = parse(text);
-      push(call.answers, [v, reqId]);
-      p[0](v);
+      push(call.answers, v);
+      push(call.answers, reqId);
+      p.resolve(v);
     } else if (kind === 1) {
-      p[0](text === '' ? undefined : parse(text));
+      p.resolve(text === '' ? undefined : parse(text));
     } else {
       const err = new Error(text);
-      push(call.rejections, [err, reqId]);
-      p[1](err);
+      push(call.rejections, err);
+      push(call.rejections, reqId);
+      p.reject(err);
     }
   }
 
   function take() {
-    const out = outbox.slice();
-    outbox.length = 0;
+    const out = outbox;
+    outbox = [];
     return out;
   }
 
@@ -348,10 +395,10 @@
       return reject(new TypeError('$.' + name + ' takes an object'));
     }
     const reqId = ++call.seq;
-    return new P((res, rej) => {
-      call.pending.set(reqId, [res, rej]);
-      push(outbox, [call.id, 6, reqId, name, text]);
-    });
+    const r = withResolvers();
+    call.pending[reqId] = r;
+    send(call.id, 6, reqId, name, text);
+    return r.promise;
   }
 
   const objectArg = (v) => v !== null && typeof v === 'object' && !isArray(v);
