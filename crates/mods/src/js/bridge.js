@@ -310,7 +310,7 @@
     const fn = reg === undefined ? undefined : (isCatch ? reg.catch : reg.hook);
     const call = {
       id, name, budget, e: deepFreeze(parse(eText)), seq: 0, settled: 0,
-      pending: [], answers: [], rejections: [],
+      pending: [], answers: [], rejections: [], forward: 0,
       origin: undefined, trace: undefined, traceAt: -1,
       failed: failedText === '' ? undefined : deepFreeze(parse(failedText)),
     };
@@ -321,13 +321,44 @@
       failed(call, new Error('no such hook'));
       return;
     }
-    runHook(call, fn, next);
+    let r;
+    try {
+      r = fn($, call.e, next);
+    } catch (err) {
+      failed(call, err);
+      return;
+    }
+    if (r === null || (typeof r !== 'object' && typeof r !== 'function')) {
+      done(call, r);
+      return;
+    }
+    // `return next(e)`: the hook's answer is what that request settles to, taken when
+    // it settles (no await of our own in between).
+    for (let i = 1; i < call.pending.length; i++) {
+      const p = call.pending[i];
+      if (p !== undefined && p.promise === r) {
+        call.forward = i;
+        return;
+      }
+    }
+    let then;
+    try {
+      then = r.then;
+    } catch (err) {
+      failed(call, err);
+      return;
+    }
+    if (typeof then !== 'function') {
+      done(call, r);
+      return;
+    }
+    awaitHook(call, r);
   }
 
-  async function runHook(call, fn, next) {
+  async function awaitHook(call, r) {
     let v;
     try {
-      v = await fn($, call.e, next);
+      v = await r;
     } catch (err) {
       failed(call, err);
       return;
@@ -350,13 +381,17 @@
       push(call.answers, v);
       push(call.answers, reqId);
       p.resolve(v);
+      if (call.forward === reqId) done(call, v);
     } else if (kind === 1) {
-      p.resolve(text === '' ? undefined : parse(text));
+      const v = text === '' ? undefined : parse(text);
+      p.resolve(v);
+      if (call.forward === reqId) done(call, v);
     } else {
       const err = new Error(text);
       push(call.rejections, err);
       push(call.rejections, reqId);
       p.reject(err);
+      if (call.forward === reqId) failed(call, err);
     }
   }
 
