@@ -21,10 +21,14 @@ pub(crate) struct JsHook {
     pub(crate) host: Arc<Host>,
     pub(crate) reg: u32,
     pub(crate) is_catch: bool,
+    pub(crate) observer: Option<crate::plugin::Observer>,
 }
 
 impl Hook for JsHook {
     fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult> {
+        if let Some(seen) = &self.observer {
+            seen();
+        }
         let host = Arc::clone(&self.host);
         let (reg, is_catch) = (self.reg, self.is_catch);
         Box::pin(run(host, reg, is_catch, cx, event, next))
@@ -94,22 +98,26 @@ async fn run(
     };
     let mut used = Duration::ZERO;
     let budget_js = f64::from(u32::try_from(budget).unwrap_or(u32::MAX));
-    host.pump(&mut used, |ctx, bridge| {
-        let start: rquickjs::Function = bridge.get("start")?;
-        let _ = ctx;
-        start.call::<_, rquickjs::Value>((
-            id,
-            reg,
-            is_catch,
-            name.as_ref(),
-            e_text.as_str(),
-            failed_text.as_str(),
-            budget_js,
-        ))?;
-        Ok(())
-    })
-    .map_err(|e| pump_failure(&host, e))?;
+    // A pump that ran out of time may still have brought the hook's answer (a hook that
+    // answered at once, then left jobs that spin): the mail is read first.
+    let mut stalled = host
+        .pump(&mut used, |ctx, bridge| {
+            let start: rquickjs::Function = bridge.get("start")?;
+            let _ = ctx;
+            start.call::<_, rquickjs::Value>((
+                id,
+                reg,
+                is_catch,
+                name.as_ref(),
+                e_text.as_str(),
+                failed_text.as_str(),
+                budget_js,
+            ))?;
+            Ok(())
+        })
+        .err();
     let mut replies: HashMap<u32, Reply> = HashMap::new();
+    let mut last_req: Option<u32> = None;
     let mut rejections: HashMap<u32, ChainError> = HashMap::new();
     // Polled all at each wake, not by a `FuturesUnordered`: a `next` polled inside its
     // hook's poll is not woken when its answer is there; the driver polls the hook again.
@@ -119,8 +127,9 @@ async fn run(
             open.settled |= msg.ends_run();
             match msg {
                 Msg::Done(text) => {
-                    return translate::answer_from_mod(&event.name, &text)
-                        .map_err(HookError::Failed)
+                    let last = last_req.and_then(|r| replies.get(&r));
+                    return translate::answer_from_mod(&event.name, &text, last)
+                        .map_err(HookError::Failed);
                 }
                 Msg::DoneSame(req) => {
                     return replies.remove(&req).ok_or_else(|| {
@@ -156,6 +165,9 @@ async fn run(
                 }
             }
         }
+        if let Some(e) = stalled.take() {
+            return Err(pump_failure(&host, e));
+        }
         let got = futures::future::poll_fn(|w| {
             for (i, f) in inflight.iter_mut().enumerate() {
                 if let Poll::Ready(done) = f.poll_unpin(w) {
@@ -176,6 +188,7 @@ async fn run(
             Delivery::Next(Ok(reply)) => {
                 let text = translate::answer_to_mod(&event.name, &reply);
                 replies.insert(req, reply);
+                last_req = Some(req);
                 (0, text)
             }
             Delivery::Next(Err(e)) => {
@@ -190,12 +203,13 @@ async fn run(
             Delivery::Op(_, Err(e)) => (2, e.failure().message_or_default().to_owned()),
             Delivery::Refused(message) => (2, message),
         };
-        host.pump(&mut used, |_ctx, bridge| {
-            let settle: rquickjs::Function = bridge.get("settle")?;
-            settle.call::<_, rquickjs::Value>((id, req, kind, text.as_str()))?;
-            Ok(())
-        })
-        .map_err(|e| pump_failure(&host, e))?;
+        stalled = host
+            .pump(&mut used, |_ctx, bridge| {
+                let settle: rquickjs::Function = bridge.get("settle")?;
+                settle.call::<_, rquickjs::Value>((id, req, kind, text.as_str()))?;
+                Ok(())
+            })
+            .err();
     }
 }
 
@@ -220,10 +234,10 @@ fn next_request(
     } else {
         match Tier::parse(tier) {
             Some(t) => next.to(event, t),
-            None => {
-                let why = format!("next.to() names no tier: {}", fnhooks::escaped(tier));
-                return async move { (req, Delivery::Refused(why)) }.boxed();
-            }
+            // A tier that is none of the five is a jump no hook may make: the engine
+            // fails the hook as it fails a jump backwards (SPEC §1.1, kind
+            // `forbidden-jump`), which a `prepend` target always is.
+            None => next.to(event, Tier::Prepend),
         }
     };
     async move { (req, Delivery::Next(answer.await)) }.boxed()
@@ -236,13 +250,19 @@ fn op_request(
     name: String,
     fields: &str,
 ) -> BoxFuture<'static, (u32, Delivery)> {
-    let fields: Map<String, Value> = match serde_json::from_str(fields) {
+    let mut fields: Map<String, Value> = match serde_json::from_str(fields) {
         Ok(f) => f,
         Err(e) => {
             let why = format!("$.{name} takes an object: {e}");
             return async move { (req, Delivery::Refused(why)) }.boxed();
         }
     };
+    if name == "session.append" {
+        // SPEC §6: a mod's `$.session.append` is a note (§1.5 door `note`, with
+        // `next.origin` the mod); it never writes another door's row.
+        fields.insert("door".into(), Value::String("note".into()));
+        fields.remove("tool");
+    }
     let raised = cx.raise(Event::new(name.as_str(), fields));
     async move { (req, Delivery::Op(name, raised.await)) }.boxed()
 }

@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 /// message names one of its own hook runs).
 const BRIDGE_GLOBAL: &str = "__secDefaultBridge";
 
+/// The deadline of forgetting a run dropped halfway.
+const CLOSE_BUDGET: Duration = Duration::from_millis(100);
+
 /// Allocated bytes past which the runtime collects garbage.
 const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 
@@ -488,11 +491,17 @@ impl Host {
         if !in_js {
             return;
         }
+        // Never into JavaScript without a deadline: the mod may have replaced what the
+        // bridge calls.
+        self.deadline
+            .set(self.config.hook_timeout.min(CLOSE_BUDGET));
         self.ctx.with(|ctx| {
             if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
                 let _ = f.call::<_, Value>((id,));
             }
         });
+        self.deadline.clear();
+        self.deadline.fired.store(false, Ordering::Relaxed);
     }
 
     /// Takes the mail of hook run `id`.
@@ -581,14 +590,23 @@ impl Host {
         }
     }
 
-    /// Tests RegExp `i` of the registrations' matchers against `s` (SPEC §6 matcher).
-    pub(crate) fn test_regexp(&self, i: u32, s: &str) -> bool {
+    /// Runs `judge` with a tester of the registrations' RegExps (SPEC §6 matcher): one
+    /// deadline, the hook timeout, for the whole matcher of one event; past it every test
+    /// says "no match".
+    pub(crate) fn with_regexps<R>(&self, judge: impl FnOnce(&dyn Fn(u32, &str) -> bool) -> R) -> R {
         self.deadline.set(self.config.hook_timeout);
         let out = self.ctx.with(|ctx| {
-            bridge_of(&ctx)
-                .and_then(|b| b.get::<_, Function>("testRegExp"))
-                .and_then(|f| f.call::<_, bool>((i, s)))
-                .unwrap_or(false)
+            let f = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("testRegExp"));
+            let test = |i: u32, s: &str| {
+                if self.deadline.fired.load(Ordering::Relaxed) {
+                    return false;
+                }
+                f.as_ref()
+                    .ok()
+                    .and_then(|f| f.call::<_, bool>((i, s)).ok())
+                    .unwrap_or(false)
+            };
+            judge(&test)
         });
         self.deadline.clear();
         self.deadline.fired.store(false, Ordering::Relaxed);

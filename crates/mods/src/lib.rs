@@ -23,7 +23,7 @@ pub struct HostConfig {
     pub hook_timeout: Duration,
     /// The runtime's memory cap, in bytes (default 256 MiB).
     pub memory_limit: usize,
-    /// The runtime's stack cap, in bytes (default 256 KiB): deep JavaScript recursion
+    /// The runtime's stack cap, in bytes (default 1 MiB): deep JavaScript recursion
     /// throws a `RangeError` in the mod instead of overflowing the thread's stack.
     pub stack_limit: usize,
     /// `$` calls the embedding program's core answers beyond SPEC §6's eight (for
@@ -37,7 +37,7 @@ impl Default for HostConfig {
         HostConfig {
             hook_timeout: fnhooks::DEFAULT_HOOK_TIMEOUT,
             memory_limit: 256 * 1024 * 1024,
-            stack_limit: 256 * 1024,
+            stack_limit: 1024 * 1024,
             extra_ops: Vec::new(),
         }
     }

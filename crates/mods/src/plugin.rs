@@ -13,11 +13,25 @@ use std::sync::{Arc, Weak};
 
 /// A mod, loaded: what it needs to be activated (SPEC §6 `register(on, options)`), as
 /// often as it is admitted. Cheap to clone.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ModPlugin {
     source: Arc<ModSource>,
     options: Value,
     config: HostConfig,
+    observer: Option<Observer>,
+}
+
+/// Called each time one of a mod's hooks (or failure handlers) starts.
+pub(crate) type Observer = Arc<dyn Fn() + Send + Sync>;
+
+impl std::fmt::Debug for ModPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModPlugin")
+            .field("root", &self.source.root)
+            .field("options", &self.options)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a mod's options do not fit its manifest's `userConfig` (SPEC §6; reference
@@ -45,7 +59,16 @@ impl ModPlugin {
             source: Arc::new(source),
             options: Value::Object(options),
             config,
+            observer: None,
         })
+    }
+
+    /// This mod with `seen` called each time one of its hooks (or failure handlers)
+    /// starts: what a harness uses to say which plugins ran (SCENARIOS.md `$ran`).
+    #[must_use]
+    pub fn observed(mut self, seen: impl Fn() + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(seen));
+        self
     }
 
     /// The mod's manifest.
@@ -95,7 +118,10 @@ impl ModPlugin {
         let regs = specs
             .into_iter()
             .enumerate()
-            .map(|(i, spec)| registration(&host, u32::try_from(i).unwrap_or(u32::MAX), spec))
+            .map(|(i, spec)| {
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                registration(&host, i, spec, self.observer.as_ref())
+            })
             .collect::<Result<Vec<_>, String>>()
             .map_err(|why| format!("hooks module {}: {why}", self.source.entry))?;
         Ok((host, regs))
@@ -115,6 +141,10 @@ fn effective_options(
     }
     for (name, v) in given {
         if let Some(decl) = manifest.user_config.get(name) {
+            // Reference §1.4: a stored value outside a picker's list counts as unset.
+            if !listed(decl, v) {
+                continue;
+            }
             if !fits(decl, v) {
                 return Err(OptionsError(format!(
                     "{} is {}, not {}",
@@ -149,17 +179,19 @@ fn fits(decl: &Value, v: &Value) -> bool {
         Some("object") => v.is_object(),
         _ => true,
     };
-    let listed = match decl.get("options").and_then(Value::as_array) {
-        Some(choices) if v.is_string() => {
-            choices.iter().any(|c| c == v || c.get("value") == Some(v))
-        }
-        _ => true,
-    };
     let within = match (decl.get("max").and_then(Value::as_f64), v.as_f64()) {
         (Some(max), Some(n)) => n <= max,
         _ => true,
     };
-    ok && listed && within
+    ok && within
+}
+
+/// Whether `v` is one of a picker's `options` (any value fits a field without them).
+fn listed(decl: &Value, v: &Value) -> bool {
+    match decl.get("options").and_then(Value::as_array) {
+        Some(choices) => choices.iter().any(|c| c == v || c.get("value") == Some(v)),
+        None => true,
+    }
 }
 
 /// An event pattern (reference §2.1): `noun.event`, `*` (every event but
@@ -214,7 +246,12 @@ impl Pattern {
     }
 }
 
-fn registration(host: &Arc<Host>, i: u32, spec: RegSpec) -> Result<Registration, String> {
+fn registration(
+    host: &Arc<Host>,
+    i: u32,
+    spec: RegSpec,
+    observer: Option<&Observer>,
+) -> Result<Registration, String> {
     let pattern = Pattern::parse(&spec.pattern)?;
     let (chain_pattern, narrows_name) = pattern.chain_pattern();
     let matcher: Option<Vec<(String, Node)>> = match &spec.matcher {
@@ -235,6 +272,7 @@ fn registration(host: &Arc<Host>, i: u32, spec: RegSpec) -> Result<Registration,
             host: Arc::clone(host),
             reg: i,
             is_catch: false,
+            observer: observer.cloned(),
         },
     );
     if narrows_name || matcher.is_some() {
@@ -256,7 +294,7 @@ fn registration(host: &Arc<Host>, i: u32, spec: RegSpec) -> Result<Registration,
                 let Some(host) = weak.upgrade() else {
                     return false;
                 };
-                matches_fields(fields, &view, &|n, s| host.test_regexp(n, s))
+                host.with_regexps(|test| matches_fields(fields, &view, test))
             } else {
                 matches_fields(fields, &view, &|_, _| false)
             }
@@ -267,6 +305,7 @@ fn registration(host: &Arc<Host>, i: u32, spec: RegSpec) -> Result<Registration,
             host: Arc::clone(host),
             reg: i,
             is_catch: true,
+            observer: observer.cloned(),
         });
     }
     Ok(reg)

@@ -21,10 +21,11 @@ const UI_LOG: &str = "ui.log";
 const PROMPT_SUBMIT: &str = "prompt.submit";
 const SESSION_APPEND: &str = "session.append";
 const PLUGIN_REGISTER: &str = "plugin.register";
+const TOOL_CALL: &str = "tool.call";
 
 /// Whether events of this name look different to a mod.
 fn translated(name: &str) -> bool {
-    matches!(name, UI_LOG | PROMPT_SUBMIT | SESSION_APPEND)
+    matches!(name, UI_LOG | PROMPT_SUBMIT | SESSION_APPEND | TOOL_CALL)
 }
 
 /// The event's fields as a mod sees them (SPEC §6 table); borrowed when they are the
@@ -54,6 +55,14 @@ pub(crate) fn event_view(e: &Event) -> std::borrow::Cow<'_, Map<String, Value>> 
             let row = Value::Object(Map::clone(&e.fields));
             f.entry("message").or_insert(row);
         }
+        TOOL_CALL => {
+            // Claude Code spreads the tool's arguments onto `e` (reference §5).
+            if let Some(Value::Object(input)) = e.fields.get("input") {
+                for (k, v) in input {
+                    f.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
         _ => {}
     }
     std::borrow::Cow::Owned(f)
@@ -75,12 +84,7 @@ pub(crate) fn event_from_mod(received: &Event, text: &str) -> Result<Event, Stri
         .map_err(|e| format!("next() was handed something that is not an event: {e}"))?;
     match received.name.as_str() {
         UI_LOG => {
-            let line = received.fields.get("line");
-            if let Some(text) = f.remove("text") {
-                if f.get("line") == line && line != Some(&text) {
-                    f.insert("line".into(), text);
-                }
-            }
+            take_alias(&mut f, received, "line", "text");
             let to = match f.get("to").and_then(Value::as_str) {
                 Some("debug") => "debug",
                 _ => "screen",
@@ -88,24 +92,65 @@ pub(crate) fn event_from_mod(received: &Event, text: &str) -> Result<Event, Stri
             f.insert("to".into(), Value::String(to.into()));
         }
         PROMPT_SUBMIT => {
-            let prompt = received.fields.get("prompt");
-            if let Some(text) = f.remove("text") {
-                if f.get("prompt") == prompt && prompt != Some(&text) {
-                    f.insert("prompt".into(), text);
-                }
-            }
+            take_alias(&mut f, received, "prompt", "text");
         }
+        TOOL_CALL => spread_back(&mut f, received),
         SESSION_APPEND => {
-            if let Some(Value::Object(row)) = f.remove("message") {
-                let received_row = &*received.fields;
-                if &row != received_row {
-                    f = row;
+            // What the mod saw as `message`: the row's own field where it has one,
+            // else the row itself.
+            let seen = received
+                .fields
+                .get("message")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::clone(&received.fields)));
+            match f.remove("message") {
+                Some(Value::Object(row)) if Value::Object(row.clone()) != seen => f = row,
+                _ => {
+                    if let Some(own) = received.fields.get("message") {
+                        f.insert("message".into(), own.clone());
+                    }
                 }
             }
         }
         _ => {}
     }
     Ok(Event::new(received.name.clone(), f))
+}
+
+/// Where a mod changed only Claude Code's name for a field (`alias`), the engine's
+/// (`field`) takes that change; the alias itself is dropped.
+fn take_alias(f: &mut Map<String, Value>, received: &Event, field: &str, alias: &str) {
+    let Some(text) = f.remove(alias) else {
+        return;
+    };
+    let was = received.fields.get(field);
+    let unchanged = f.get(field).is_none_or(|v| Some(v) == was);
+    if unchanged && was != Some(&text) {
+        f.insert(field.to_owned(), text);
+    }
+}
+
+/// `tool.call`: an argument the mod changed where Claude Code spreads it (`e.command`)
+/// is taken into `input`, unless the mod changed `input` itself; the spread copies go.
+fn spread_back(f: &mut Map<String, Value>, received: &Event) {
+    let Some(Value::Object(was)) = received.fields.get("input") else {
+        return;
+    };
+    let input_unchanged = f.get("input") == received.fields.get("input");
+    let mut input = was.clone();
+    for (k, old) in was {
+        if received.fields.contains_key(k) {
+            continue;
+        }
+        if let Some(new) = f.remove(k) {
+            if input_unchanged && &new != old {
+                input.insert(k.clone(), new);
+            }
+        }
+    }
+    if input_unchanged {
+        f.insert("input".into(), Value::Object(input));
+    }
 }
 
 /// What `next` answered, as JSON text for the mod.
@@ -136,7 +181,11 @@ pub(crate) fn answer_to_mod(name: &str, reply: &Reply) -> String {
 /// # Errors
 ///
 /// An `invalid-answer` failure when the text is not JSON.
-pub(crate) fn answer_from_mod(name: &str, text: &str) -> Result<Reply, HookFailure> {
+pub(crate) fn answer_from_mod(
+    name: &str,
+    text: &str,
+    last: Option<&Reply>,
+) -> Result<Reply, HookFailure> {
     let mut v: Value = serde_json::from_str(text).map_err(|e| {
         HookFailure::new(
             FailureKind::InvalidAnswer,
@@ -152,8 +201,13 @@ pub(crate) fn answer_from_mod(name: &str, text: &str) -> Result<Reply, HookFailu
                 o.insert("admitted".into(), Value::Bool(true));
             }
             PROMPT_SUBMIT => {
+                // The field the mod changed from what `next` gave it counts.
                 if let Some(text) = o.remove("text") {
-                    o.entry("prompt").or_insert(text);
+                    let was = last.and_then(|r| r.get("prompt"));
+                    let unchanged = o.get("prompt").is_none_or(|p| Some(p) == was);
+                    if unchanged && was != Some(&text) {
+                        o.insert("prompt".into(), text);
+                    }
                 }
             }
             _ => {}
@@ -169,7 +223,8 @@ pub(crate) fn answer_from_mod(name: &str, text: &str) -> Result<Reply, HookFailu
 ///
 /// The message of a `{deny}` answer.
 pub(crate) fn op_value(name: &str, reply: &Value) -> Result<String, String> {
-    if let Some(deny) = reply.get("deny") {
+    // A settings object is read as it is: its keys are settings, never a refusal.
+    if let (false, Some(deny)) = (name == "settings.read", reply.get("deny")) {
         return Err(deny
             .as_str()
             .map_or_else(|| deny.to_string(), ToOwned::to_owned));
@@ -304,9 +359,9 @@ mod tests {
     fn plugin_register_allow_and_admitted() {
         let r: Reply = json!({"admitted": true}).into();
         assert_eq!(answer_to_mod("plugin.register", &r), r#"{"allow":true}"#);
-        let back = answer_from_mod("plugin.register", r#"{"allow":true}"#).unwrap();
+        let back = answer_from_mod("plugin.register", r#"{"allow":true}"#, None).unwrap();
         assert_eq!(*back, json!({"admitted": true}));
-        let refuse = answer_from_mod("plugin.register", r#"{"refuse":"no"}"#).unwrap();
+        let refuse = answer_from_mod("plugin.register", r#"{"refuse":"no"}"#, None).unwrap();
         assert_eq!(*refuse, json!({"refuse": "no"}));
     }
 
@@ -336,7 +391,7 @@ mod tests {
         let e = Event::from_value("prompt.submit", json!({"prompt": "a"}));
         let back = event_from_mod(&e, r#"{"prompt":"a","text":"b"}"#).unwrap();
         assert_eq!(back.to_value(), json!({"prompt": "b"}));
-        let answer = answer_from_mod("prompt.submit", r#"{"text":"c"}"#).unwrap();
+        let answer = answer_from_mod("prompt.submit", r#"{"text":"c"}"#, None).unwrap();
         assert_eq!(*answer, json!({"prompt": "c"}));
     }
 

@@ -417,7 +417,7 @@ impl World {
         for (i, p) in sc.plugins.iter().enumerate() {
             let strip = twin == Twin::NoUserHooks && p.tier == Tier::User;
             let listed = match &p.path {
-                Some(path) => mod_plugin(loaded, i, p, path, &host, strip)?,
+                Some(path) => mod_plugin(loaded, i, p, path, &host, strip, &ran)?,
                 None => Listed::from(scripted_plugin(p, &ran, strip)),
             };
             plugins.push(listed);
@@ -598,6 +598,7 @@ fn mod_plugin(
     path: &str,
     host: &mods::HostConfig,
     strip_hooks: bool,
+    ran: &Arc<Mutex<Vec<String>>>,
 ) -> Result<Listed, SetupError> {
     let folder = loaded
         .file
@@ -635,8 +636,14 @@ fn mod_plugin(
         return Ok(Listed::from(Plugin::new(info)));
     }
     let options = spec.options.clone().unwrap_or_default();
+    let (ran, id) = (Arc::clone(ran), spec.id.clone());
     let plugin = match mods::ModPlugin::new(source, &options, host.clone()) {
-        Ok(p) => p,
+        Ok(p) => p.observed(move || {
+            let mut r = ran.lock();
+            if !r.contains(&id) {
+                r.push(id.clone());
+            }
+        }),
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
     Ok(Listed::module(

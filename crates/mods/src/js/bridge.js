@@ -25,17 +25,24 @@
   const isArray = Array.isArray;
   const push = (a, v) => { a[a.length] = v; };
   const RegExpProto = RegExp.prototype;
-  const regexpTest = RegExpProto.test;
+  const regexpExec = RegExpProto.exec;
+  const RegExpCtor = RegExp;
+  const apply = Reflect.apply;
   const isRegExp = (v) => {
     try { RegExpProto.exec.call(v, ''); return true; } catch (_) { return false; }
   };
   const answered = new Set(answeredOps);
 
+  // Iterative, so that an event nested deeper than the JavaScript stack freezes too.
   function deepFreeze(v) {
-    if (v !== null && typeof v === 'object' && !isFrozen(v)) {
-      freeze(v);
-      const ks = keys(v);
-      for (let i = 0; i < ks.length; i++) deepFreeze(v[ks[i]]);
+    const todo = [v];
+    while (todo.length > 0) {
+      const o = todo.pop();
+      if (o !== null && typeof o === 'object' && !isFrozen(o)) {
+        freeze(o);
+        const ks = keys(o);
+        for (let i = 0; i < ks.length; i++) todo[todo.length] = o[ks[i]];
+      }
     }
     return v;
   }
@@ -81,7 +88,9 @@
       return { $eq: v === undefined ? null : v };
     }
     if (isRegExp(v)) {
-      push(regexps, v);
+      // A private copy, run through the intrinsic exec: the mod's own exec, lastIndex
+      // or prototype changes never run inside matching.
+      push(regexps, new RegExpCtor(v.source, v.flags));
       return { $re: regexps.length - 1 };
     }
     if (isArray(v)) {
@@ -377,7 +386,8 @@
     call.settled++;
     current = id;
     if (kind === 0) {
-      const v = parse(text);
+      // Frozen like `e`: a hook rewrites an answer coming up by returning a copy.
+      const v = deepFreeze(parse(text));
       push(call.answers, v);
       push(call.answers, reqId);
       p.resolve(v);
@@ -409,7 +419,7 @@
     const re = regexps[i];
     if (re === undefined) return false;
     re.lastIndex = 0;
-    return regexpTest.call(re, s) === true;
+    return apply(regexpExec, re, [s]) !== null;
   }
 
   // ---- $: the plugin's cx ---------------------------------------------------------

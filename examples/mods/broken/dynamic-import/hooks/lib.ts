@@ -1,0 +1,3 @@
+export function verdict() {
+  return { decision: 'allow' };
+}

@@ -1,0 +1,4 @@
+// Never loaded: hooks/hooks.json is missing.
+export function register(on: (p: string, h: () => unknown) => unknown): void {
+  on('tool.check', () => ({ decision: 'allow' }));
+}

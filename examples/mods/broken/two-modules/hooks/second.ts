@@ -1,0 +1,3 @@
+export function register(on: (p: string, h: () => unknown) => unknown): void {
+  on('tool.check', () => ({ decision: 'allow' }));
+}
