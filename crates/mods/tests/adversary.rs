@@ -9,116 +9,15 @@
     clippy::panic
 )]
 
-use fnhooks::{
-    Answer, Catalogue, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
-    Registration, Tier,
-};
-use futures::executor::block_on;
-use futures::future::BoxFuture;
-use mods::{HostConfig, ModPlugin, ModSource};
-use serde_json::{json, Map, Value};
-use std::sync::{mpsc, Arc, Mutex};
+use fnhooks::{Answer, Catalogue, Cx, Engine, Event, HookError, Next, Plugin, Registration, Tier};
+use mods::HostConfig;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A core that answers `env.get` with `{value: "v-<name>"}`, refuses `env.set` of
-/// `PINNED`, answers `plugin.register` `{admitted: true}`, and echoes every other
-/// event's fields with `core: true`; it keeps its log lines and counts its answers.
-#[derive(Default)]
-struct Echo {
-    log: Mutex<Vec<String>>,
-    seen: Mutex<Vec<Event>>,
-}
+mod common;
 
-impl Core for Echo {
-    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
-        self.seen.lock().unwrap().push(e.clone());
-        let name = e
-            .fields
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        let answer = match e.name.as_str() {
-            "env.get" => json!({"value": format!("v-{name}")}),
-            "env.set" if name == "PINNED" => json!({"deny": "PINNED is pinned by policy"}),
-            "ui.log" => {
-                let line = e.fields.get("line").and_then(Value::as_str).unwrap_or("");
-                let to = e
-                    .fields
-                    .get("to")
-                    .and_then(Value::as_str)
-                    .unwrap_or("screen");
-                self.log.lock().unwrap().push(format!("{to}: {line}"));
-                json!({})
-            }
-            "env.set" => json!({}),
-            "plugin.register" => json!({"admitted": true}),
-            _ => {
-                let mut f = Map::clone(&e.fields);
-                f.insert("core".into(), json!(true));
-                Value::Object(f)
-            }
-        };
-        Box::pin(async move { Ok(answer.into()) })
-    }
-    fn engine_log(&self, _channel: Channel, line: String) {
-        self.log.lock().unwrap().push(line);
-    }
-}
-
-const TIMEOUT_MS: u64 = 300;
-
-fn engine() -> (Engine, Arc<Echo>) {
-    let core = Arc::new(Echo::default());
-    let engine = Engine::new(
-        core.clone(),
-        Catalogue::new(),
-        Duration::from_millis(TIMEOUT_MS),
-    );
-    (engine, core)
-}
-
-fn config() -> HostConfig {
-    HostConfig {
-        hook_timeout: Duration::from_millis(TIMEOUT_MS),
-        ..HostConfig::default()
-    }
-}
-
-fn info(name: &str, tier: Tier) -> PluginInfo {
-    PluginInfo::new(format!("{name}@t"), name, tier)
-}
-
-/// The inline mod `js` activated as `name` in `tier`.
-fn js_plugin(name: &str, tier: Tier, js: &str) -> Plugin {
-    js_plugin_with(name, tier, js, config())
-}
-
-fn js_plugin_with(name: &str, tier: Tier, js: &str, config: HostConfig) -> Plugin {
-    let info = info(name, tier);
-    let m = ModPlugin::new(ModSource::inline(name, js, Map::new()), &Map::new(), config).unwrap();
-    let mut p = Plugin::new(info.clone());
-    p.registrations = m.activate(&info).unwrap();
-    p
-}
-
-fn raise(engine: &Engine, name: &str, fields: Value) -> Answer {
-    block_on(engine.raise(Event::from_value(name, fields)))
-}
-
-/// Runs `f` on a thread of its own and waits at most `secs` for it: a hang is a
-/// failure of the test, not of the suite.
-fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(v) => v,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("hung: no answer within {secs} s"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the raise panicked"),
-    }
-}
+use common::*;
 
 /// One hook on `prompt.section` whose body is `body` (`($, e, next) => ...`), seated as
 /// a `user` mod; the raise's answer.

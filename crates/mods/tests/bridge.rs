@@ -5,124 +5,32 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use fnhooks::{
-    Answer, Catalogue, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
-    Registration, Tier,
-};
-use futures::executor::block_on;
-use futures::future::BoxFuture;
-use mods::load::{Import, LineMap, Manifest, ModSource, Module};
-use mods::{HostConfig, ModPlugin};
+use fnhooks::{Cx, Event, HookError, Next, Plugin, Registration, Tier};
+use mods::{HostConfig, ModPlugin, ModSource};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-/// A core that answers `env.get` with `{value: "v-<name>"}`, refuses `env.set` of
-/// `PINNED`, answers `plugin.register` `{admitted: true}`, and echoes every other
-/// event's fields with `core: true`; it keeps its log lines.
-#[derive(Default)]
-struct Echo {
-    log: Mutex<Vec<String>>,
-}
+mod common;
 
-impl Core for Echo {
-    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
-        let name = e
-            .fields
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        let answer = match e.name.as_str() {
-            "env.get" => json!({"value": format!("v-{name}")}),
-            "env.set" if name == "PINNED" => json!({"deny": "PINNED is pinned by policy"}),
-            "ui.log" => {
-                let line = e.fields.get("line").and_then(Value::as_str).unwrap_or("");
-                let to = e
-                    .fields
-                    .get("to")
-                    .and_then(Value::as_str)
-                    .unwrap_or("screen");
-                self.log.lock().unwrap().push(format!("{to}: {line}"));
-                json!({})
-            }
-            "env.set" => json!({}),
-            "plugin.register" => json!({"admitted": true}),
-            _ => {
-                let mut f = Map::clone(&e.fields);
-                f.insert("core".into(), json!(true));
-                Value::Object(f)
-            }
-        };
-        Box::pin(async move { Ok(answer.into()) })
-    }
-    fn engine_log(&self, _channel: Channel, line: String) {
-        self.log.lock().unwrap().push(line);
-    }
-}
-
-fn engine() -> (Engine, Arc<Echo>) {
-    let core = Arc::new(Echo::default());
-    let engine = Engine::new(core.clone(), Catalogue::new(), Duration::from_millis(300));
-    (engine, core)
-}
-
-fn config() -> HostConfig {
-    HostConfig {
-        hook_timeout: Duration::from_millis(300),
-        ..HostConfig::default()
-    }
-}
+use common::{engine, info, raise};
 
 /// A mod of one JavaScript module, `hooks/register.js`.
 fn source(js: &str) -> ModSource {
-    let mut modules = BTreeMap::new();
-    modules.insert(
-        "hooks/register.js".to_owned(),
-        Module {
-            path: PathBuf::from("hooks/register.js"),
-            js: js.to_owned(),
-            imports: BTreeMap::<String, Import>::new(),
-            lines: LineMap::default(),
-        },
-    );
-    ModSource {
-        root: PathBuf::from("/mods/m"),
-        manifest: Manifest {
-            name: "m".into(),
-            version: None,
-            user_config: Map::new(),
-            dependencies: Vec::new(),
-            raw: json!({"name": "m"}),
-        },
-        entry: "hooks/register.js".to_owned(),
-        modules,
-    }
+    ModSource::inline("m", js, Map::new())
 }
 
-fn info(name: &str, tier: Tier) -> PluginInfo {
-    PluginInfo::new(format!("{name}@t"), name, tier)
+fn config() -> HostConfig {
+    common::config()
 }
 
 /// The mod `js` activated as `name` in `tier`.
 fn js_plugin(name: &str, tier: Tier, js: &str) -> Plugin {
-    let info = info(name, tier);
-    let m = ModPlugin::new(source(js), &Map::new(), config()).unwrap();
-    let mut p = Plugin::new(info.clone());
-    p.registrations = m.activate(&info).unwrap();
-    p
+    common::js_plugin(name, tier, js)
 }
 
 fn activate_err(js: &str) -> String {
     let m = ModPlugin::new(source(js), &Map::new(), config()).unwrap();
     m.activate(&info("m", Tier::User)).unwrap_err()
-}
-
-fn raise(engine: &Engine, name: &str, fields: Value) -> Answer {
-    block_on(engine.raise(Event::from_value(name, fields)))
 }
 
 #[test]
