@@ -591,6 +591,14 @@ mod tests {
                 "js",
                 format!("export default class {{}} /'/; x = {}1{};", r("("), r(")")),
             ),
+            // Identifier escapes as oxc reads them: `\"` is part of the identifier, and the
+            // text left (`if`) is the keyword; an overflowing `\u{...}` leaves its `}`.
+            ("escape-quote", "js", format!("{}x;", r("\\\"if(a)"))),
+            (
+                "escape-overflow",
+                "js",
+                format!("x = `${{a\\u{{FFFFFFF}}`{}1{};", r("("), r(")")),
+            ),
         ]
     }
 
@@ -734,6 +742,8 @@ mod tests {
 mod fuzz {
     //! Repeated random token patterns (how nesting is built): whatever the scan accepts
     //! compiles in 1/16 of `COMPILER_STACK` (an under-count would overflow and abort).
+    //! A longer campaign: `FUZZ_CASES=3000 FUZZ_LOG=/tmp/case.txt cargo test -p mods --lib
+    //! repeated_patterns` (the log holds the last case compiled, for a crash).
 
     use super::*;
     use proptest::prelude::*;

@@ -85,14 +85,14 @@ pub const MAX_NESTING: u32 = scan::MAX_DEPTH;
 /// The stack of the thread that loads and compiles a mod (SPEC §6 caps), in bytes.
 ///
 /// Measured on oxc 0.90 in a debug build (parse, semantic, transform and codegen of one
-/// file), the costliest constructs take about 3 KiB of stack per unit of the pre-scan's
-/// measure (JSX elements, object types, class bodies), most well under 2 KiB; so 2,000
-/// units need about 6 MiB. 256 MiB is virtual memory (only the pages touched count), a
-/// margin of 40 over that. If the system refuses a stack that large,
+/// file), at the deepest nesting the pre-scan accepts every recursive construct compiles
+/// in 8 MiB (not all in 4 MiB): 2 to 4 KiB of stack per unit of the scan's measure. 256
+/// MiB is virtual memory (only the pages touched count), a margin of 32 over that; the
+/// tests compile at the cap in 16 MiB. If the system refuses a stack that large,
 /// [`COMPILER_STACK_FALLBACK`] is tried.
 pub const COMPILER_STACK: usize = 256 << 20;
 
-/// The stack tried when [`COMPILER_STACK`] cannot be had (still a margin of 10).
+/// The stack tried when [`COMPILER_STACK`] cannot be had (still a margin of 8).
 pub const COMPILER_STACK_FALLBACK: usize = 64 << 20;
 
 /// The suffixes of loadable modules, in the order an extensionless specifier tries them
