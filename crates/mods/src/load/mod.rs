@@ -4,7 +4,7 @@
 //! deep, checked before parsing), and TypeScript/JSX compiled to JavaScript.
 //!
 //! Everything runs on a thread of its own with a large stack ([`COMPILER_STACK`]): the
-//! compiler recurses as deep as the code nests, and the pre-scan ([`scan`]) bounds that
+//! compiler recurses as deep as the code nests, and the pre-scan (`scan`) bounds that
 //! nesting before a file is parsed, so no input (up to the 4 MiB cap) can overflow it.
 
 mod compile;
