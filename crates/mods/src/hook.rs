@@ -101,9 +101,8 @@ async fn run(
     // A pump that ran out of time may still have brought the hook's answer (a hook that
     // answered at once, then left jobs that spin): the mail is read first.
     let mut stalled = host
-        .pump(&mut used, |ctx, bridge| {
+        .pump(&mut used, |_ctx, bridge| {
             let start: rquickjs::Function = bridge.get("start")?;
-            let _ = ctx;
             start.call::<_, rquickjs::Value>((
                 id,
                 reg,

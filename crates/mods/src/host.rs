@@ -418,11 +418,7 @@ impl Host {
             "ran past the hook timeout of {} ms",
             self.config.hook_timeout.as_millis()
         );
-        format!("hooks module {}: {what}: {msg}", self.entry_display())
-    }
-
-    fn entry_display(&self) -> String {
-        self.source.entry.clone()
+        format!("hooks module {}: {what}: {msg}", self.source.entry)
     }
 
     /// The line for an exception thrown at load.
@@ -441,7 +437,7 @@ impl Host {
         let place = place.map(|p| format!(" ({p})")).unwrap_or_default();
         format!(
             "hooks module {}: {what}: {message}{place}",
-            self.entry_display()
+            self.source.entry
         )
     }
 

@@ -638,12 +638,7 @@ fn mod_plugin(
     let options = spec.options.clone().unwrap_or_default();
     let (ran, id) = (Arc::clone(ran), spec.id.clone());
     let plugin = match mods::ModPlugin::new(source, &options, host.clone()) {
-        Ok(p) => p.observed(move || {
-            let mut r = ran.lock();
-            if !r.contains(&id) {
-                r.push(id.clone());
-            }
-        }),
+        Ok(p) => p.observed(move || note_ran(&ran, &id)),
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
     Ok(Listed::module(
@@ -706,6 +701,14 @@ fn quiet_scripted_panics() {
     });
 }
 
+/// Records that plugin `id` ran in this step (SCENARIOS.md `$ran`), once.
+fn note_ran(ran: &Mutex<Vec<String>>, id: &str) {
+    let mut r = ran.lock();
+    if !r.iter().any(|x| x == id) {
+        r.push(id.to_owned());
+    }
+}
+
 fn behaviour_hook(
     b: Behaviour,
     id: String,
@@ -715,12 +718,7 @@ fn behaviour_hook(
        + Sync
        + 'static {
     move |_cx: Cx, e: Event, next: Next| {
-        {
-            let mut r = ran.lock();
-            if !r.contains(&id) {
-                r.push(id.clone());
-            }
-        }
+        note_ran(&ran, &id);
         let b = b.clone();
         Box::pin(async move { run_behaviour(b, e, next).await })
     }
