@@ -216,6 +216,9 @@ pub enum FailureKind {
     InvalidAnswer,
     /// The hook called `next.to` from a tier that may not, or backwards (SPEC §1.1).
     ForbiddenJump,
+    /// The worker hosting the hook died or was torn down while the hook ran, or had
+    /// been before it started (SPEC §1.9, §6 "Limits").
+    Crash,
 }
 
 impl FailureKind {
@@ -229,6 +232,7 @@ impl FailureKind {
             FailureKind::Pin => "pin",
             FailureKind::InvalidAnswer => "invalid-answer",
             FailureKind::ForbiddenJump => "forbidden-jump",
+            FailureKind::Crash => "crash",
         }
     }
 }

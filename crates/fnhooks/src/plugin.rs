@@ -45,6 +45,15 @@ impl From<HookFailure> for HookError {
 pub trait Hook: Send + Sync + 'static {
     /// Runs the hook on `event`; `next` runs the rest of the chain.
     fn call(&self, cx: Cx, event: Event, next: Next) -> BoxFuture<'static, HookResult>;
+
+    /// Whether the hook meters its own time (SPEC §6 "Limits": a mod's hook is timed in
+    /// its worker, which interrupts it past the hook timeout and tears the worker down
+    /// past the timeout plus its grace). The driver then arms no timer for it: such a
+    /// hook must end on its own (answer, or fail with kind `timeout` or `crash`).
+    /// `false` for every other hook: the driver times it (SPEC §1.1).
+    fn meters_own_time(&self) -> bool {
+        false
+    }
 }
 
 impl<F, Fut, T> Hook for F

@@ -628,6 +628,9 @@ enum Work {
         /// Set while the frame runs the failure handler of a failed hook.
         handler: Option<Failed>,
         delay: Option<futures_timer::Delay>,
+        /// The hook meters its own time ([`crate::Hook::meters_own_time`]): no timer
+        /// is armed for it here.
+        own_clock: bool,
     },
     Core(BoxFuture<'static, Answer>),
     /// A dropped link waiting on the rest of the chain, run in its place (SPEC §1.2).
@@ -733,6 +736,7 @@ impl Driver {
         };
         let cx = Cx::of_link(Arc::clone(&run), pos, slot, gen);
         let next = crate::Next::new(Arc::clone(&run), slot, gen, pos, skip);
+        let own_clock = hook.meters_own_time();
         let fut = hook_future(hook.as_ref(), cx, event, next);
         self.stack.push(Frame {
             pos,
@@ -742,6 +746,7 @@ impl Driver {
                 checked,
                 handler: None,
                 delay: None,
+                own_clock,
             },
         });
         self.todo.push(slot);
@@ -839,7 +844,17 @@ impl Driver {
                 return Step::Again;
             }
         }
-        if f.clock.paused() {
+        let own_clock = matches!(
+            self.stack.get(slot),
+            Some(Frame {
+                work: Work::Hook {
+                    own_clock: true,
+                    ..
+                },
+                ..
+            })
+        );
+        if f.clock.paused() || own_clock {
             drop(st);
             self.clear_delay(slot);
             return Step::Waits;
@@ -977,6 +992,7 @@ impl Driver {
             let cx = Cx::of_link(Arc::clone(&run), frame.pos, slot, gen);
             let next = crate::Next::new(Arc::clone(&run), slot, gen, frame.pos, frame.skip);
             frame.work = Work::Hook {
+                own_clock: catch.meters_own_time(),
                 fut: hook_future(catch.as_ref(), cx, event, next),
                 checked: true,
                 handler: Some(saved),

@@ -508,3 +508,47 @@ fn the_link_index_follows_seats_reloads_and_unseats() {
     assert_eq!(engine.raise_blocking(other()).unwrap()["t"], "o(core)");
     assert!(!engine.unseat("all@t"), "unseated once");
 }
+
+/// A hook that waits `wait` on its own, then answers `{"waited": true}`; says whether it
+/// meters its own time.
+struct Waiter {
+    wait: Duration,
+    own_clock: bool,
+}
+
+impl fnhooks::Hook for Waiter {
+    fn call(&self, _cx: Cx, _e: Event, _next: Next) -> BoxFuture<'static, fnhooks::HookResult> {
+        let wait = self.wait;
+        Box::pin(async move {
+            futures_timer::Delay::new(wait).await;
+            Ok(json!({"waited": true}).into())
+        })
+    }
+    fn meters_own_time(&self) -> bool {
+        self.own_clock
+    }
+}
+
+/// SPEC §6 "Limits": a hook that meters its own time (a mod's, timed in its worker) gets
+/// no timer from the driver; every other hook is cut at the hook timeout (SPEC §1.1).
+#[test]
+fn the_driver_times_a_hook_unless_it_meters_its_own_time() {
+    for own_clock in [false, true] {
+        let (engine, core) = engine();
+        engine.seat(Plugin::new(info("w", Tier::User)).with(Registration::on(
+            "prompt.section",
+            Waiter {
+                wait: Duration::from_millis(800),
+                own_clock,
+            },
+        )));
+        let a = engine.raise_blocking(section()).unwrap();
+        if own_clock {
+            assert_eq!(*a, json!({"waited": true}));
+        } else {
+            assert_eq!(a["depth"], json!(0), "{a}");
+            let log = core.log.lock().unwrap().clone();
+            assert!(log.iter().any(|l| l.contains("(timeout)")), "{log:?}");
+        }
+    }
+}
