@@ -39,6 +39,17 @@ fn main() {
         "idle mod, as QuickJS counts it (memory_used_size): {} KiB",
         total / n / 1024
     );
+    // Issue #13 target: 50 idle mods, each in a worker of its own, ≤ 100 MiB resident.
+    let before = resident_kib();
+    let idle: Vec<_> = (0..50).map(|_| plugin.activate(&info).unwrap()).collect();
+    let after = resident_kib();
+    println!(
+        "50 idle mods in 50 workers: {} KiB resident ({} KiB before, {} KiB after)",
+        after.saturating_sub(before),
+        before,
+        after
+    );
+    drop(idle);
     divan::main();
 }
 
@@ -94,6 +105,38 @@ fn event() -> Event {
 
 fn measured<T>(f: impl FnOnce() -> T) {
     drop(black_box(f()));
+}
+
+/// The resident set of this process, in KiB (`/proc/self/statm`; 0 where there is none).
+fn resident_kib() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
+/// The thread hop alone, 1,000 times (read the figure in ms as µs a hop): an empty job
+/// to a worker's thread and back (issue #13: the hop is reported apart from the call;
+/// the worker's start is spread over the 1,000).
+#[divan::bench]
+fn worker_hop_x1000(bencher: Bencher) {
+    bencher.bench_local(|| measured(|| mods::worker_round_trips(1000).unwrap()));
+}
+
+/// A worker torn down and a fresh one started with the mod admitted again (issue #13
+/// target ≤ 50 ms): dropping a mod's runtime and its thread, then a new worker, runtime
+/// and `register`.
+#[divan::bench]
+fn teardown_and_respawn(bencher: Bencher) {
+    let (plugin, info) = js(PASS);
+    let mut held = Some(plugin.activate(&info).unwrap());
+    bencher.bench_local(|| {
+        drop(held.take());
+        held = Some(plugin.activate(&info).unwrap());
+    });
 }
 
 /// A pass-through Rust link: the baseline the JS link's figure is read against.

@@ -33,6 +33,12 @@ impl Hook for JsHook {
         let (reg, is_catch) = (self.reg, self.is_catch);
         Box::pin(run(host, reg, is_catch, cx, event, next))
     }
+
+    /// SPEC §6 "Limits": a mod's hook is timed in its worker (interrupted past the hook
+    /// timeout, the worker torn down past the timeout plus the grace).
+    fn meters_own_time(&self) -> bool {
+        true
+    }
 }
 
 /// What one `next` or `$` request came back with.
@@ -71,6 +77,7 @@ fn pump_failure(host: &Host, e: PumpError) -> HookError {
             ),
         ),
         PumpError::Js(message) => failed(FailureKind::Error, message),
+        PumpError::Crash(why) => failed(FailureKind::Crash, why),
     }
 }
 
@@ -82,6 +89,9 @@ async fn run(
     event: Event,
     next: Next,
 ) -> HookResult {
+    if let Some(why) = host.crashed() {
+        return Err(failed(FailureKind::Crash, why));
+    }
     let budget = host.config.hook_timeout.as_millis();
     let failed_text = if is_catch {
         translate::failed_to_mod(next.called(), next.error().as_ref(), budget)
@@ -96,25 +106,26 @@ async fn run(
         id,
         settled: false,
     };
-    let mut used = Duration::ZERO;
     let budget_js = f64::from(u32::try_from(budget).unwrap_or(u32::MAX));
     // A pump that ran out of time may still have brought the hook's answer (a hook that
     // answered at once, then left jobs that spin): the mail is read first.
-    let mut stalled = host
-        .pump(&mut used, |_ctx, bridge| {
+    let started = Arc::clone(&name);
+    let (mut used, pumped) = host
+        .pump(Duration::ZERO, move |_ctx, bridge| {
             let start: rquickjs::Function = bridge.get("start")?;
             start.call::<_, rquickjs::Value>((
                 id,
                 reg,
                 is_catch,
-                name.as_ref(),
+                started.as_ref(),
                 e_text.as_str(),
                 failed_text.as_str(),
                 budget_js,
             ))?;
             Ok(())
         })
-        .err();
+        .await;
+    let mut stalled = pumped.err();
     let mut replies: HashMap<u32, Reply> = HashMap::new();
     let mut last_req: Option<u32> = None;
     let mut rejections: HashMap<u32, ChainError> = HashMap::new();
@@ -152,6 +163,7 @@ async fn run(
                     })
                 }
                 Msg::Invalid(why) => return Err(failed(FailureKind::InvalidAnswer, why)),
+                Msg::Crashed(why) => return Err(failed(FailureKind::Crash, why)),
                 Msg::Next {
                     req,
                     event: text,
@@ -167,19 +179,40 @@ async fn run(
         if let Some(e) = stalled.take() {
             return Err(pump_failure(&host, e));
         }
+        // With nothing asked of the chain, the hook waits on itself (a promise of its own
+        // that only its own code could settle): its own time runs (SPEC §1.1), and the
+        // engine's driver arms no timer for it (`meters_own_time`).
+        let waits_on_itself = inflight.is_empty();
+        let left = host.config.hook_timeout.saturating_sub(used);
+        if waits_on_itself && left.is_zero() {
+            return Err(pump_failure(&host, PumpError::Timeout));
+        }
+        let mut own_timer = waits_on_itself.then(|| futures_timer::Delay::new(left));
+        let waited = std::time::Instant::now();
         let got = futures::future::poll_fn(|w| {
+            if let Some(t) = own_timer.as_mut() {
+                if t.poll_unpin(w).is_ready() {
+                    return Poll::Ready(Err(()));
+                }
+            }
             for (i, f) in inflight.iter_mut().enumerate() {
                 if let Poll::Ready(done) = f.poll_unpin(w) {
                     drop(inflight.swap_remove(i));
-                    return Poll::Ready(Some(done));
+                    return Poll::Ready(Ok(Some(done)));
                 }
             }
             if host.has_mail_or_park(id, w.waker()) {
-                return Poll::Ready(None);
+                return Poll::Ready(Ok(None));
             }
             Poll::Pending
         })
         .await;
+        if waits_on_itself {
+            used = used.saturating_add(waited.elapsed());
+        }
+        let Ok(got) = got else {
+            return Err(pump_failure(&host, PumpError::Timeout));
+        };
         let Some((req, delivery)) = got else {
             continue;
         };
@@ -202,13 +235,15 @@ async fn run(
             Delivery::Op(_, Err(e)) => (2, e.failure().message_or_default().to_owned()),
             Delivery::Refused(message) => (2, message),
         };
-        stalled = host
-            .pump(&mut used, |_ctx, bridge| {
+        let (now_used, pumped) = host
+            .pump(used, move |_ctx, bridge| {
                 let settle: rquickjs::Function = bridge.get("settle")?;
                 settle.call::<_, rquickjs::Value>((id, req, kind, text.as_str()))?;
                 Ok(())
             })
-            .err();
+            .await;
+        used = now_used;
+        stalled = pumped.err();
     }
 }
 

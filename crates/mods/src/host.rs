@@ -4,13 +4,15 @@
 //! runtime's jobs, takes the messages the JavaScript half leaves, and routes each to
 //! the hook run (the call) it belongs to.
 //!
-//! A pump holds the runtime's lock only while JavaScript runs: every `next` and `$`
-//! call is answered by a Rust future that awaits outside it. So nothing here assumes
-//! the runtime runs on the chain's thread: the messages could as well cross to a
-//! worker's (issue #13).
+//! Every piece of JavaScript runs on the mod's worker ([`crate::worker`], SPEC §6
+//! "Workers"): a pump is a job sent there, and every `next` and `$` call is answered by
+//! a Rust future that awaits on the chain's side. A runtime that hit its memory or
+//! stack cap, or a job that never came back, tears the worker down: the runs in flight
+//! fail with kind `crash`, and so does every later one (SPEC §6 "Limits").
 
 use crate::load::{ModSource, Module as Source};
 use crate::translate;
+use crate::worker::Worker;
 use crate::HostConfig;
 use fnhooks::Next;
 use parking_lot::Mutex;
@@ -46,6 +48,8 @@ pub(crate) enum Msg {
     DoneSame(u32),
     /// The hook threw (or its promise rejected).
     Threw { message: String, stack: String },
+    /// The runtime's worker was torn down (SPEC §6 "Limits"): why.
+    Crashed(String),
     /// The hook threw the very rejection of next request `req`.
     ThrewChain(u32),
     /// The hook answered nothing usable (`undefined`, a value that is not JSON).
@@ -91,6 +95,8 @@ struct Deadline {
     epoch: Instant,
     at: AtomicU64,
     fired: AtomicBool,
+    /// The worker was torn down: whatever still runs stops at the next poll.
+    dead: Arc<AtomicBool>,
 }
 
 impl Deadline {
@@ -107,6 +113,10 @@ impl Deadline {
 
     /// The interrupt handler: whether the running code must stop now.
     fn passed(&self) -> bool {
+        if self.dead.load(Ordering::Relaxed) {
+            self.fired.store(true, Ordering::Relaxed);
+            return true;
+        }
         let at = self.at.load(Ordering::Relaxed);
         if at == 0 {
             return false;
@@ -125,9 +135,25 @@ impl Deadline {
 pub(crate) enum PumpError {
     /// The deadline passed while JavaScript ran: interrupted.
     Timeout,
-    /// JavaScript threw where the bridge does not expect it (an engine error: out of
-    /// memory, a stack overflow in the bridge itself).
+    /// JavaScript threw where the bridge does not expect it.
     Js(String),
+    /// The worker was torn down (SPEC §6 "Limits"): why.
+    Crash(String),
+}
+
+/// The engine's own errors when a runtime hits its caps (QuickJS): a hook that meets
+/// one uncaught crashes its worker (SPEC §6 "Limits").
+const CAP_ERRORS: [(&str, &str); 2] = [
+    ("InternalError: out of memory", "memory"),
+    ("RangeError: Maximum call stack size exceeded", "stack"),
+];
+
+/// Which cap a thrown message says the runtime hit.
+fn cap_hit(message: &str) -> Option<&'static str> {
+    CAP_ERRORS
+        .iter()
+        .find(|(m, _)| message == *m || message.starts_with(&format!("{m} ")))
+        .map(|(_, cap)| *cap)
 }
 
 /// A registration as `register` left it.
@@ -147,6 +173,7 @@ pub(crate) struct Host {
     deadline: Arc<Deadline>,
     calls: Arc<Mutex<Calls>>,
     source: Arc<ModSource>,
+    worker: Arc<Worker>,
     pub(crate) config: HostConfig,
 }
 
@@ -226,6 +253,7 @@ impl Host {
         options: &serde_json::Value,
         config: HostConfig,
     ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
+        let worker = Arc::new(Worker::spawn(plugin_name)?);
         let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
         rt.set_memory_limit(config.memory_limit);
         rt.set_max_stack_size(config.stack_limit);
@@ -237,6 +265,7 @@ impl Host {
             epoch: Instant::now(),
             at: AtomicU64::new(0),
             fired: AtomicBool::new(false),
+            dead: worker.dead_flag(),
         });
         let d = Arc::clone(&deadline);
         rt.set_interrupt_handler(Some(Box::new(move || d.passed())));
@@ -252,11 +281,21 @@ impl Host {
             deadline,
             calls: Arc::new(Mutex::new(Calls::default())),
             source,
+            worker: Arc::clone(&worker),
             config,
         });
-        host.install(plugin_name)
-            .map_err(|e| format!("the mod host did not start: {e}"))?;
-        let regs = host.load_and_register(options)?;
+        // Top-level code and `register` run on the worker, under the hook timeout (and
+        // the watchdog past it: a module stuck in native code at load is torn down).
+        let h = Arc::clone(&host);
+        let (name, options) = (plugin_name.to_owned(), options.clone());
+        let within = host.config.hook_timeout;
+        let regs = worker
+            .run_blocking(within, move || {
+                h.install(&name)
+                    .map_err(|e| format!("the mod host did not start: {e}"))?;
+                h.load_and_register(&options)
+            })
+            .map_err(|why| format!("hooks module {}: did not load: {why}", host.source.entry))??;
         Ok((host, regs))
     }
 
@@ -478,26 +517,29 @@ impl Host {
 
     /// Closes a hook run (answered, failed, or dropped halfway): its promises in the
     /// JavaScript half are forgotten, its mail dropped.
-    pub(crate) fn close_call(&self, id: u32, in_js: bool) {
+    pub(crate) fn close_call(self: &Arc<Self>, id: u32, in_js: bool) {
         {
             let mut calls = self.calls.lock();
             calls.mail.remove(&id);
             calls.nexts.remove(&id);
         }
-        if !in_js {
+        if !in_js || self.worker.is_dead() {
             return;
         }
-        // Never into JavaScript without a deadline: the mod may have replaced what the
-        // bridge calls.
-        self.deadline
-            .set(self.config.hook_timeout.min(CLOSE_BUDGET));
-        self.ctx.with(|ctx| {
-            if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
-                let _ = f.call::<_, Value>((id,));
-            }
+        let host = Arc::clone(self);
+        self.worker.post(move || {
+            // Never into JavaScript without a deadline: the mod may have replaced what
+            // the bridge calls.
+            host.deadline
+                .set(host.config.hook_timeout.min(CLOSE_BUDGET));
+            host.ctx.with(|ctx| {
+                if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
+                    let _ = f.call::<_, Value>((id,));
+                }
+            });
+            host.deadline.clear();
+            host.deadline.fired.store(false, Ordering::Relaxed);
         });
-        self.deadline.clear();
-        self.deadline.fired.store(false, Ordering::Relaxed);
     }
 
     /// Takes the mail of hook run `id`.
@@ -523,10 +565,60 @@ impl Host {
         }
     }
 
+    /// Why the worker was torn down, if it was.
+    pub(crate) fn crashed(&self) -> Option<String> {
+        self.worker.dead()
+    }
+
+    /// Tears the worker down (SPEC §6 "Limits"): every run in flight is told, and fails
+    /// with kind `crash`.
+    fn crash(&self, why: String) {
+        self.worker.kill(why);
+        let why = self.worker.dead().unwrap_or_default();
+        let mut wake = Vec::new();
+        {
+            let mut calls = self.calls.lock();
+            for m in calls.mail.values_mut() {
+                m.msgs.push(Msg::Crashed(why.clone()));
+                wake.extend(m.waker.take());
+            }
+        }
+        for w in wake {
+            w.wake();
+        }
+    }
+
+    /// [`Host::pump_here`] on the worker: `used` is the hook's own time so far; what
+    /// comes back is its own time after, and how the pump went. A pump that does not
+    /// come back within the time left plus the grace tears the worker down.
+    pub(crate) fn pump(
+        self: &Arc<Self>,
+        used: Duration,
+        enter: impl FnOnce(&Ctx<'_>, &Object<'_>) -> rquickjs::Result<()> + Send + 'static,
+    ) -> impl std::future::Future<Output = (Duration, Result<(), PumpError>)> + Send + 'static {
+        let host = Arc::clone(self);
+        let left = self.config.hook_timeout.saturating_sub(used);
+        let job = self.worker.run(left, move || {
+            let mut used = used;
+            let out = host.pump_here(&mut used, enter);
+            (used, out)
+        });
+        let host = Arc::clone(self);
+        async move {
+            match job.await {
+                Ok(done) => done,
+                Err(why) => {
+                    host.crash(why.clone());
+                    (used.saturating_add(left), Err(PumpError::Crash(why)))
+                }
+            }
+        }
+    }
+
     /// Runs `enter` in the runtime for run `id`, then every pending job, then routes
     /// what the JavaScript half said to the runs it belongs to. The deadline is `left`
-    /// from now; the time spent is added to `used`.
-    pub(crate) fn pump(
+    /// from now; the time spent is added to `used`. Runs on the worker's thread.
+    fn pump_here(
         &self,
         used: &mut Duration,
         enter: impl FnOnce(&Ctx<'_>, &Object<'_>) -> rquickjs::Result<()>,
@@ -557,12 +649,44 @@ impl Host {
         self.deadline.clear();
         *used += began.elapsed();
         let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
-        let msgs = out?;
+        let msgs = match out {
+            Err(PumpError::Js(m)) => match cap_hit(&m) {
+                Some(cap) => {
+                    let why = self.cap_line(cap);
+                    self.crash(why.clone());
+                    return Err(PumpError::Crash(why));
+                }
+                None => return Err(PumpError::Js(m)),
+            },
+            other => other?,
+        };
+        let cap = msgs.iter().find_map(|(_, m)| match m {
+            Msg::Threw { message, .. } => cap_hit(message),
+            _ => None,
+        });
+        if let Some(cap) = cap {
+            let why = self.cap_line(cap);
+            self.crash(why.clone());
+            return Err(PumpError::Crash(why));
+        }
         self.route(msgs);
         if fired {
             return Err(PumpError::Timeout);
         }
         Ok(())
+    }
+
+    /// `its worker was torn down: the runtime hit its memory cap of 256 MiB`.
+    fn cap_line(&self, cap: &str) -> String {
+        let size = if cap == "memory" {
+            self.config.memory_limit
+        } else {
+            self.config.stack_limit
+        };
+        format!(
+            "its worker was torn down: the runtime hit its {cap} cap of {}",
+            mib(size)
+        )
     }
 
     fn route(&self, msgs: Vec<(u32, Msg)>) {
@@ -589,29 +713,61 @@ impl Host {
     /// Runs `judge` with a tester of the registrations' RegExps (SPEC §6 matcher): one
     /// deadline, the hook timeout, for the whole matcher of one event; past it every test
     /// says "no match".
-    pub(crate) fn with_regexps<R>(&self, judge: impl FnOnce(&dyn Fn(u32, &str) -> bool) -> R) -> R {
-        self.deadline.set(self.config.hook_timeout);
-        let out = self.ctx.with(|ctx| {
-            let f = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("testRegExp"));
-            let test = |i: u32, s: &str| {
-                if self.deadline.fired.load(Ordering::Relaxed) {
-                    return false;
-                }
-                f.as_ref()
-                    .ok()
-                    .and_then(|f| f.call::<_, bool>((i, s)).ok())
-                    .unwrap_or(false)
-            };
-            judge(&test)
-        });
-        self.deadline.clear();
-        self.deadline.fired.store(false, Ordering::Relaxed);
-        out
+    ///
+    /// Each test runs on the worker (the caller blocks: a matcher is judged before the
+    /// hook runs), with what is left of the deadline.
+    pub(crate) fn with_regexps<R>(
+        self: &Arc<Self>,
+        judge: impl FnOnce(&dyn Fn(u32, &str) -> bool) -> R,
+    ) -> R {
+        let began = Instant::now();
+        let budget = self.config.hook_timeout;
+        let test = |i: u32, s: &str| {
+            let left = budget.saturating_sub(began.elapsed());
+            if left.is_zero() {
+                return false;
+            }
+            let host = Arc::clone(self);
+            let s = s.to_owned();
+            self.worker
+                .run_blocking(left, move || host.test_regexp(left, i, &s))
+                .unwrap_or(false)
+        };
+        judge(&test)
     }
 
-    /// The JavaScript engine's own count of the memory it holds, in bytes.
-    pub(crate) fn memory_used(&self) -> i64 {
-        self._rt.memory_usage().memory_used_size
+    /// One RegExp test of the matcher, on the worker, within `left`.
+    fn test_regexp(&self, left: Duration, i: u32, s: &str) -> bool {
+        self.deadline.set(left);
+        let out = self.ctx.with(|ctx| {
+            bridge_of(&ctx)
+                .and_then(|b| b.get::<_, Function>("testRegExp"))
+                .and_then(|f| f.call::<_, bool>((i, s)))
+                .unwrap_or(false)
+        });
+        let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
+        self.deadline.clear();
+        out && !fired
+    }
+
+    /// The JavaScript engine's own count of the memory it holds, in bytes (0 when the
+    /// worker is dead).
+    pub(crate) fn memory_used(self: &Arc<Self>) -> i64 {
+        let host = Arc::clone(self);
+        self.worker
+            .run_blocking(self.config.hook_timeout, move || {
+                host._rt.memory_usage().memory_used_size
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// `256 MiB`, `512 KiB`.
+fn mib(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
     }
 }
 

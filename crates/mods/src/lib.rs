@@ -8,12 +8,31 @@ pub mod load;
 mod matcher;
 mod plugin;
 mod translate;
+mod worker;
 
 pub use inline::INLINE_MODULE;
 pub use load::{load_folder, LoadError, Manifest, ModSource};
 pub use plugin::{ModPlugin, OptionsError};
 
 use std::time::Duration;
+
+/// One empty job sent to a fresh worker's thread and its reply awaited, `n` times: the
+/// thread hop every hook run of a mod pays (SPEC §6 "Workers"), measured apart from the
+/// JavaScript (the bridge bench). Returns how many jobs came back.
+///
+/// # Errors
+///
+/// The line saying the worker thread could not be started.
+#[doc(hidden)]
+pub fn worker_round_trips(n: usize) -> Result<usize, String> {
+    let worker = std::sync::Arc::new(worker::Worker::spawn("hop")?);
+    let mut back = 0;
+    for _ in 0..n {
+        let job = worker.run(Duration::from_secs(1), || 1usize);
+        back += futures::executor::block_on(job).unwrap_or(0);
+    }
+    Ok(back)
+}
 
 /// How a mod's runtime runs (SPEC §6 "Sandbox", "Limits").
 #[derive(Debug, Clone, PartialEq, Eq)]

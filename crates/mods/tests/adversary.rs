@@ -321,15 +321,14 @@ fn a_matcher_whose_exec_spins_costs_at_most_one_hook_timeout_per_event() {
     );
 }
 
-/// FINDING (SPEC §6 Limits): native code of QuickJS does not poll the interrupt
-/// (`JSON.stringify` of a shared DAG, `Array.prototype.sort`): a hook stuck there runs
-/// on the chain's own thread as long as it likes. SPEC: past the timeout plus 1 s of
-/// grace without yielding to the interrupt, the worker is torn down and the hook fails
-/// with kind `crash`.
+/// Native code of QuickJS does not poll the interrupt (`JSON.stringify` of a shared
+/// DAG): SPEC §6 Limits, past the timeout plus 1 s of grace without yielding, the
+/// worker is torn down and the hook fails with kind `crash`. Its failure handler runs in
+/// the same worker, so it fails too: the chain goes on without the link, and every
+/// later hook of the mod fails at once.
 #[test]
-#[ignore = "issue #13 (workers): a worker torn down past its caps or the timeout plus 1 s of grace"]
 fn a_hook_stuck_in_native_code_is_cut_at_the_timeout_plus_grace() {
-    let (a, took) = within(120, || {
+    let (a, took, again, again_took) = within(120, || {
         let (engine, _) = engine();
         engine.seat(js_plugin(
             "m",
@@ -341,13 +340,68 @@ fn a_hook_stuck_in_native_code_is_cut_at_the_timeout_plus_grace() {
         ));
         let t = Instant::now();
         let a = raise(&engine, "prompt.section", json!({"text": "t"}));
-        (a, elapsed_ms(t))
+        let took = elapsed_ms(t);
+        let t = Instant::now();
+        let again = raise(&engine, "prompt.section", json!({"text": "u"}));
+        (a, took, again, elapsed_ms(t))
     });
     assert!(
         took < u128::from(TIMEOUT_MS + 1000 + 700),
         "the hook held the engine's thread {took} ms (timeout {TIMEOUT_MS} ms + 1 s grace): {a:?}"
     );
-    assert_eq!(a.unwrap()["caught"], json!("crash"));
+    assert!(
+        took >= u128::from(TIMEOUT_MS + 1000),
+        "torn down before the grace ran out: {took} ms"
+    );
+    assert_eq!(*a.unwrap(), json!({"text": "t", "core": true}));
+    assert_eq!(*again.unwrap(), json!({"text": "u", "core": true}));
+    assert!(
+        again_took < 200,
+        "a dead worker's hook waited {again_took} ms"
+    );
+}
+
+/// SPEC §6 Limits: a hook that runs its worker past the stack cap, uncaught, crashes
+/// it: the link is dropped (kind `crash`), and the mod's later hooks fail at once.
+#[test]
+fn an_uncaught_stack_cap_hit_crashes_the_worker() {
+    let (a, again) = within(30, || {
+        let (engine, _) = engine();
+        engine.seat(js_plugin(
+            "m",
+            Tier::User,
+            "export function register(on) { on('prompt.section', () => { (function r() { r(); })(); return { text: 'x' }; }); on('skill.prompt', () => ({ text: 'alive' })); }",
+        ));
+        (
+            raise(&engine, "prompt.section", json!({"text": "t"})),
+            raise(&engine, "skill.prompt", json!({"text": "s"})),
+        )
+    });
+    assert_eq!(*a.unwrap(), json!({"text": "t", "core": true}));
+    assert_eq!(*again.unwrap(), json!({"text": "s", "core": true}));
+}
+
+/// As the stack cap: a hook that runs its worker out of memory, uncaught.
+#[test]
+fn an_uncaught_memory_cap_hit_crashes_the_worker() {
+    let (a, again) = within(60, || {
+        let (engine, _) = engine();
+        engine.seat(js_plugin_with(
+            "m",
+            Tier::User,
+            "export function register(on) { on('prompt.section', () => { const keep = []; for (;;) keep.push('x'.repeat(1 << 20) + keep.length); }); on('skill.prompt', () => ({ text: 'alive' })); }",
+            HostConfig {
+                memory_limit: 32 << 20,
+                ..config()
+            },
+        ));
+        (
+            raise(&engine, "prompt.section", json!({"text": "t"})),
+            raise(&engine, "skill.prompt", json!({"text": "s"})),
+        )
+    });
+    assert_eq!(*a.unwrap(), json!({"text": "t", "core": true}));
+    assert_eq!(*again.unwrap(), json!({"text": "s", "core": true}));
 }
 
 #[test]
@@ -942,11 +996,11 @@ fn a_hook_dropped_by_the_chain_runs_no_mod_code_without_a_deadline() {
 
 // ---- SPEC §6 Limits: caps hit whatever the JavaScript caught ---------------------------
 
-/// FINDING (SPEC §6 Limits, not implemented): a hook that hits the stack cap and
-/// catches the `RangeError` answers as if nothing happened. SPEC: the worker is torn
-/// down, its hooks in flight fail with kind `crash`.
+/// FINDING (SPEC §6 Limits, open): a hook that hits the stack cap and catches the
+/// `RangeError` answers as if nothing happened. SPEC: the worker is torn down whatever
+/// the JavaScript caught. QuickJS records no cap hit a safe binding can read.
 #[test]
-#[ignore = "issue #13 (workers): a worker torn down past its caps or the timeout plus 1 s of grace"]
+#[ignore = "issue #13: a cap hit the JavaScript caught is not seen (uncaught ones crash the worker)"]
 fn a_stack_cap_hit_is_a_crash_whatever_the_hook_caught() {
     let a = probe(
         "",
@@ -957,7 +1011,7 @@ fn a_stack_cap_hit_is_a_crash_whatever_the_hook_caught() {
 }
 
 #[test]
-#[ignore = "issue #13 (workers): a worker torn down past its caps or the timeout plus 1 s of grace"]
+#[ignore = "issue #13: a cap hit the JavaScript caught is not seen (uncaught ones crash the worker)"]
 fn a_memory_cap_hit_is_a_crash_whatever_the_hook_caught() {
     let a = within(60, || {
         let (engine, _) = engine();
