@@ -42,6 +42,13 @@ pub(crate) fn check_held_verdict(r: &Rendered, main: &World, past: &World) -> Ch
         if held.decision == Decision::Deny && got == Some(Verdict::plain(Decision::Deny)) {
             continue;
         }
+        // SPEC §3.6 steps 2–3: a person's plugin that only tightened what it was handed
+        // rewrote nothing, so the chain's answer stands (when it is not looser) —
+        // decided in `examples/pending/invariant-held-deny-whole.json`'s note.
+        let not_looser = got.as_ref().is_some_and(|v| v.decision >= held.decision);
+        if not_looser && users_only_tightened(&a.trace, &user_ids(c)) {
+            continue;
+        }
         let whole = got
             .as_ref()
             .is_some_and(|v| v.decision > held.decision || *v == held);
@@ -309,4 +316,37 @@ pub(crate) fn same_transcript(
     } else {
         Err(format!("{what} has another length"))
     }
+}
+
+/// Whether every entry of `trace` that stands for a person's plugin (tier `user`, or a
+/// batch naming one of `people`) passed its verdict on or made it stricter: SPEC §3.6
+/// step 2 counts neither as a rewrite. A link that failed never counts; one that never
+/// called `next` is measured against a bare deny.
+fn users_only_tightened(trace: &str, people: &[&str]) -> bool {
+    let trace: Value = serde_json::from_str(trace).unwrap_or(Value::Null);
+    let Some(entries) = trace.as_array() else {
+        return false;
+    };
+    entries.iter().all(|e| {
+        let names: Vec<&str> = e["plugins"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let a_person = e["tier"] == "user"
+            || names
+                .iter()
+                .any(|n| people.iter().any(|p| p.starts_with(&format!("{n}@"))));
+        if !a_person || e.get("failure").is_some_and(|f| !f.is_null()) {
+            return true;
+        }
+        let Some(answer) = verdict(&e["answer"]) else {
+            return false;
+        };
+        let handed = if e["called_next"] == true {
+            verdict(&e["handed"])
+        } else {
+            Some(Verdict::plain(Decision::Deny))
+        };
+        handed.is_some_and(|h| answer == h || answer.decision > h.decision)
+    })
 }
