@@ -174,7 +174,37 @@ pub(crate) struct Host {
     calls: Arc<Mutex<Calls>>,
     source: Arc<ModSource>,
     worker: Arc<Worker>,
+    crashes: Arc<CrashLog>,
+    crash_told: AtomicBool,
     pub(crate) config: HostConfig,
+}
+
+/// The teardowns of a mod's workers not yet taken by the session (SPEC §6 "Limits":
+/// the session restarts the worker and admits the mod again, or unloads it).
+#[derive(Debug, Default)]
+pub(crate) struct CrashLog {
+    any: AtomicBool,
+    pending: Mutex<Vec<String>>,
+}
+
+impl CrashLog {
+    fn push(&self, why: String) {
+        self.pending.lock().push(why);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// The oldest teardown not taken yet: why.
+    pub(crate) fn take(&self) -> Option<String> {
+        if !self.any.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut p = self.pending.lock();
+        let first = (!p.is_empty()).then(|| p.remove(0));
+        if p.is_empty() {
+            self.any.store(false, Ordering::Release);
+        }
+        first
+    }
 }
 
 impl std::fmt::Debug for Host {
@@ -252,6 +282,7 @@ impl Host {
         plugin_name: &str,
         options: &serde_json::Value,
         config: HostConfig,
+        crashes: Arc<CrashLog>,
     ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
         let worker = Arc::new(Worker::spawn(plugin_name)?);
         let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
@@ -282,6 +313,8 @@ impl Host {
             calls: Arc::new(Mutex::new(Calls::default())),
             source,
             worker: Arc::clone(&worker),
+            crashes,
+            crash_told: AtomicBool::new(false),
             config,
         });
         // Top-level code and `register` run on the worker, under the hook timeout (and
@@ -575,6 +608,10 @@ impl Host {
     fn crash(&self, why: String) {
         self.worker.kill(why);
         let why = self.worker.dead().unwrap_or_default();
+        // Told once a teardown, whoever saw it first (a pump, the watchdog, a matcher).
+        if !self.crash_told.swap(true, Ordering::AcqRel) {
+            self.crashes.push(why.clone());
+        }
         let mut wake = Vec::new();
         {
             let mut calls = self.calls.lock();
@@ -729,9 +766,16 @@ impl Host {
             }
             let host = Arc::clone(self);
             let s = s.to_owned();
-            self.worker
+            match self
+                .worker
                 .run_blocking(left, move || host.test_regexp(left, i, &s))
-                .unwrap_or(false)
+            {
+                Ok(hit) => hit,
+                Err(why) => {
+                    self.crash(why);
+                    false
+                }
+            }
         };
         judge(&test)
     }

@@ -19,6 +19,7 @@ pub struct ModPlugin {
     options: Value,
     config: HostConfig,
     observer: Option<Observer>,
+    crashes: Arc<crate::host::CrashLog>,
 }
 
 /// Called each time one of a mod's hooks (or failure handlers) starts.
@@ -60,6 +61,7 @@ impl ModPlugin {
             options: Value::Object(options),
             config,
             observer: None,
+            crashes: Arc::default(),
         })
     }
 
@@ -69,6 +71,14 @@ impl ModPlugin {
     pub fn observed(mut self, seen: impl Fn() + Send + Sync + 'static) -> Self {
         self.observer = Some(Arc::new(seen));
         self
+    }
+
+    /// The oldest teardown of one of this mod's workers not taken yet, and why (SPEC §6
+    /// "Limits"): the session takes it to start the mod afresh (admitting it again) or
+    /// to unload it after its third.
+    #[must_use]
+    pub fn take_crash(&self) -> Option<String> {
+        self.crashes.take()
     }
 
     /// The mod's manifest.
@@ -114,6 +124,7 @@ impl ModPlugin {
             &info.name,
             &self.options,
             self.config.clone(),
+            Arc::clone(&self.crashes),
         )?;
         let regs = specs
             .into_iter()

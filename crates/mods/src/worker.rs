@@ -116,15 +116,19 @@ impl Worker {
     }
 
     /// Tears the worker down (the first reason given is kept): no job runs on it again.
-    pub(crate) fn kill(&self, why: String) {
-        {
+    /// Whether this call was the one that tore it down.
+    pub(crate) fn kill(&self, why: String) -> bool {
+        let first = {
             let mut w = self.why.lock();
-            if w.is_none() {
+            let first = w.is_none();
+            if first {
                 *w = Some(why);
             }
-        }
+            first
+        };
         self.dead.store(true, Ordering::Release);
         self.tx.lock().take();
+        first
     }
 
     fn send(&self, job: Job) -> bool {

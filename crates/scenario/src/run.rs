@@ -641,10 +641,20 @@ fn mod_plugin(
         Ok(p) => p.observed(move || note_ran(&ran, &id)),
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
-    Ok(Listed::module(
-        info,
-        Arc::new(move |info: &PluginInfo| plugin.activate(info)),
-    ))
+    Ok(Listed::module(info, Arc::new(ModModule(plugin))))
+}
+
+/// A mod as the session lists it: activated when admitted, its workers' crashes told.
+struct ModModule(mods::ModPlugin);
+
+impl session::Activate for ModModule {
+    fn activate(&self, info: &PluginInfo) -> Result<Vec<fnhooks::Registration>, String> {
+        self.0.activate(info)
+    }
+
+    fn take_crash(&self) -> Option<String> {
+        self.0.take_crash()
+    }
 }
 
 /// A plugin whose hooks behave as the scenario scripts them (SCENARIOS.md

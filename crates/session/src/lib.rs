@@ -223,7 +223,13 @@ pub struct Session {
     seated: Mutex<SeatState>,
     config_seated: bool,
     interactive: bool,
+    /// How many times each listed module's worker crashed (SPEC §6 "Limits").
+    crashes: Mutex<HashMap<String, u32>>,
 }
+
+/// The crashes after which a person's module is unloaded, and an organization's stays
+/// failing (SPEC §6 "Limits").
+const CRASHES_TO_UNLOAD: u32 = 3;
 
 #[derive(Default, Clone)]
 struct SeatState {
@@ -363,6 +369,7 @@ impl Session {
             seated: Mutex::new(SeatState::default()),
             config_seated: config.seated,
             interactive: config.facts.interactive,
+            crashes: Mutex::new(HashMap::new()),
         };
         session.reseat(true);
         // The organization's and the engine's modules are admitted before any person's
@@ -493,6 +500,50 @@ impl Session {
         answer
     }
 
+    /// Takes the crashes of the listed modules' workers since the last look (SPEC §6
+    /// "Limits"), before anything is raised: a module whose worker crashed is admitted
+    /// again (a reload: §3.9 says who is asked), with a debug line; a person's module at
+    /// its third crash is unloaded instead, with a screen line naming it; an
+    /// organization's is never unloaded: at its third its worker is not started again,
+    /// its hooks fail at once (kind `crash`, so at `tool.check` it stands as §1.8's
+    /// unchecked deny), and one screen line names it.
+    async fn after_crashes(&self) {
+        for p in &self.listed {
+            let Some(Module::Activate(module)) = &p.module else {
+                continue;
+            };
+            while let Some(why) = module.take_crash() {
+                let n = {
+                    let mut c = self.crashes.lock();
+                    let n = c.entry(p.info.id.clone()).or_insert(0);
+                    *n += 1;
+                    *n
+                };
+                let name = fnhooks::escaped(&p.info.name);
+                let why = fnhooks::escaped_line(&why);
+                let why = why.as_str();
+                if n < CRASHES_TO_UNLOAD {
+                    self.core.engine_line(
+                        fnhooks::Channel::Debug,
+                        format!("{name} crashed its worker ({why}); started afresh (crash {n} of {CRASHES_TO_UNLOAD})"),
+                    );
+                    let _ = self.admit(p, true).await;
+                } else if p.info.tier == Tier::User {
+                    self.engine.unseat(&p.info.id);
+                    self.core.engine_line(
+                        fnhooks::Channel::Screen,
+                        format!("{name} was unloaded: it crashed its worker {n} times ({why})"),
+                    );
+                } else if n == CRASHES_TO_UNLOAD {
+                    self.core.engine_line(
+                        fnhooks::Channel::Screen,
+                        format!("{name}, a plugin of your organization, crashed its worker {n} times ({why}); it stays loaded and its hooks fail from now on, so every call it checks is denied"),
+                    );
+                }
+            }
+        }
+    }
+
     /// Whether the security default is seated now.
     #[must_use]
     pub fn is_seated(&self) -> bool {
@@ -575,6 +626,7 @@ impl Session {
     ///
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise(&self, event: Event) -> Result<Value, RaiseError> {
+        self.after_crashes().await;
         Ok(self.engine.raise(event).await?.into_value())
     }
 
@@ -586,6 +638,7 @@ impl Session {
     /// [`RaiseError::UnknownPlugin`] or [`RaiseError::NotAdmitted`] for `id`;
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise_from(&self, id: &str, event: Event) -> Result<Value, RaiseError> {
+        self.after_crashes().await;
         let origin = self.origin_of(Some(id))?;
         Ok(self
             .engine
@@ -602,6 +655,7 @@ impl Session {
     /// [`RaiseError::UnknownPlugin`] or [`RaiseError::NotAdmitted`] for the plugin the
     /// raise is from. The chain's own error is [`Raised::answer`]'s.
     pub async fn raise_traced(&self, raise: SessionRaise) -> Result<Raised, RaiseError> {
+        self.after_crashes().await;
         let origin = self.origin_of(raise.from.as_deref())?;
         let mut r = Raise::new(raise.event).origin(origin);
         if let Some(v) = raise.core_answer {
@@ -634,6 +688,7 @@ impl Session {
     /// becomes a refused call with a deny verdict saying why (fail closed): there is no
     /// error.
     pub async fn tool_use(&self, call: ToolCall) -> ToolUse {
+        self.after_crashes().await;
         let ToolCall {
             tool,
             input,
@@ -730,6 +785,7 @@ impl Session {
     ///
     /// [`RaiseError::UnknownPlugin`] when the session does not list it.
     pub async fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
+        self.after_crashes().await;
         if let Some(p) = self.listed.iter().find(|p| p.info.id == id) {
             return Ok(self.admit(p, true).await);
         }

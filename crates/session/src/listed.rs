@@ -20,6 +20,13 @@ pub trait Activate: Send + Sync + 'static {
     /// that threw, with the module file and line). The session then treats the module
     /// as refused: `{refuse: line}`, the line on the debug log, nothing seated.
     fn activate(&self, info: &PluginInfo) -> Result<Vec<Registration>, String>;
+
+    /// The oldest crash of the module's worker the session has not taken yet, and why
+    /// (SPEC §6 "Limits": the session admits the module again, or unloads a person's
+    /// after its third crash). `None` for a module that runs in no worker.
+    fn take_crash(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A closure activates a module: `|info| Ok(registrations)`.
