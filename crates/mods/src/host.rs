@@ -152,7 +152,11 @@ const CAP_ERRORS: [(&str, &str); 2] = [
 fn cap_hit(message: &str) -> Option<&'static str> {
     CAP_ERRORS
         .iter()
-        .find(|(m, _)| message == *m || message.starts_with(&format!("{m} ")))
+        .find(|(m, _)| {
+            message
+                .strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        })
         .map(|(_, cap)| *cap)
 }
 

@@ -104,6 +104,12 @@ impl Worker {
         )
     }
 
+    /// Why the worker can take no job: torn down (and why), or its thread gone.
+    fn why_dead(&self) -> String {
+        self.dead()
+            .unwrap_or_else(|| "its worker stopped".to_owned())
+    }
+
     /// Whether the worker was torn down (cheap: for the runtime's interrupt handler).
     pub(crate) fn is_dead(&self) -> bool {
         self.dead.load(Ordering::Acquire)
@@ -157,9 +163,7 @@ impl Worker {
             let _ = tx.send(job());
         }));
         if !sent {
-            return Err(self
-                .dead()
-                .unwrap_or_else(|| "its worker stopped".to_owned()));
+            return Err(self.why_dead());
         }
         match rx.recv_timeout(within.saturating_add(GRACE)) {
             Ok(r) => Ok(r),
@@ -167,9 +171,7 @@ impl Worker {
                 self.kill(stuck(within));
                 Err(self.dead().unwrap_or_default())
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self
-                .dead()
-                .unwrap_or_else(|| "its worker stopped".to_owned())),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self.why_dead()),
         }
     }
 
@@ -192,9 +194,7 @@ impl Worker {
                 return Err(why);
             }
             if !sent {
-                return Err(worker
-                    .dead()
-                    .unwrap_or_else(|| "its worker stopped".to_owned()));
+                return Err(worker.why_dead());
             }
             let mut rx = rx;
             // A short job's reply is there within a few µs: spin for it before
@@ -210,9 +210,7 @@ impl Worker {
             let timer = futures_timer::Delay::new(within.saturating_add(GRACE));
             match futures::future::select(rx, timer).await {
                 futures::future::Either::Left((Ok(r), _)) => Ok(r),
-                futures::future::Either::Left((Err(_), _)) => Err(worker
-                    .dead()
-                    .unwrap_or_else(|| "its worker stopped".to_owned())),
+                futures::future::Either::Left((Err(_), _)) => Err(worker.why_dead()),
                 futures::future::Either::Right(((), _)) => {
                     worker.kill(stuck(within));
                     Err(worker.dead().unwrap_or_default())
