@@ -65,7 +65,7 @@ impl Core for Fixed {
 fn js(code: &str) -> (ModPlugin, PluginInfo) {
     let info = PluginInfo::new("m@bench", "m", Tier::User);
     let plugin = ModPlugin::new(
-        ModSource::inline("m", code, Map::new()),
+        ModSource::inline("m", code, Map::new()).expect("the bench mod compiles"),
         &Map::new(),
         HostConfig::default(),
     )

@@ -304,6 +304,17 @@ impl Host {
         });
         let d = Arc::clone(&deadline);
         rt.set_interrupt_handler(Some(Box::new(move || d.passed())));
+        // A rejection nobody handles is a catch too (SPEC §6 "Limits").
+        rt.set_host_promise_rejection_tracker(Some(Box::new(|ctx, _promise, reason, handled| {
+            if !handled {
+                if let Ok(note) = ctx
+                    .globals()
+                    .get::<_, Function>(crate::load::caught::CAUGHT_HOOK)
+                {
+                    let _ = note.call::<_, Value>((reason,));
+                }
+            }
+        })));
         rt.set_loader(
             GraphResolver(Arc::clone(&source)),
             GraphLoader(Arc::clone(&source)),
@@ -394,6 +405,8 @@ impl Host {
                 .map_err(js)?,
             )
             .map_err(js)?;
+            host.set("caughtHook", crate::load::caught::CAUGHT_HOOK)
+                .map_err(js)?;
             host.set("pluginName", plugin_name).map_err(js)?;
             host.set("pluginRoot", root).map_err(js)?;
             let bridge: Object = make.call((host, extra)).map_err(js)?;
@@ -432,6 +445,19 @@ impl Host {
                 .call((register, options))
                 .map_err(|e| self.failure(&ctx, &e, "register threw"))?;
             self.settle_promise(&ctx, &promise, "register threw")?;
+            let take: Function = bridge
+                .get("take")
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let outbox: Array = take
+                .call(())
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            if let (_, Some(cap)) = read_outbox(&outbox) {
+                return Err(format!(
+                    "hooks module {}: did not load: the runtime hit its {cap} cap of {} while it loaded",
+                    self.source.entry,
+                    mib(self.cap_size(cap))
+                ));
+            }
             promise
                 .result::<String>()
                 .unwrap_or(Ok(String::new()))
@@ -667,7 +693,8 @@ impl Host {
         let left = self.config.hook_timeout.saturating_sub(*used);
         let began = Instant::now();
         self.deadline.set(left);
-        let out = self.ctx.with(|ctx| -> Result<Vec<(u32, Msg)>, PumpError> {
+        type Outbox = (Vec<(u32, Msg)>, Option<&'static str>);
+        let out = self.ctx.with(|ctx| -> Result<Outbox, PumpError> {
             let bridge = bridge_of(&ctx).map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
             if let Err(e) = enter(&ctx, &bridge) {
                 if !self.deadline.fired.load(Ordering::Relaxed) {
@@ -690,7 +717,7 @@ impl Host {
         self.deadline.clear();
         *used += began.elapsed();
         let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
-        let msgs = match out {
+        let (msgs, caught) = match out {
             Err(PumpError::Js(m)) => match cap_hit(&m) {
                 Some(cap) => {
                     let why = self.cap_line(cap);
@@ -701,9 +728,11 @@ impl Host {
             },
             other => other?,
         };
-        let cap = msgs.iter().find_map(|(_, m)| match m {
-            Msg::Threw { message, .. } => cap_hit(message),
-            _ => None,
+        let cap = caught.or_else(|| {
+            msgs.iter().find_map(|(_, m)| match m {
+                Msg::Threw { message, .. } => cap_hit(message),
+                _ => None,
+            })
         });
         if let Some(cap) = cap {
             let why = self.cap_line(cap);
@@ -719,15 +748,19 @@ impl Host {
 
     /// `its worker was torn down: the runtime hit its memory cap of 256 MiB`.
     fn cap_line(&self, cap: &str) -> String {
-        let size = if cap == "memory" {
+        format!(
+            "its worker was torn down: the runtime hit its {cap} cap of {}",
+            mib(self.cap_size(cap))
+        )
+    }
+
+    /// The size of cap `cap` (`memory` or `stack`), in bytes.
+    fn cap_size(&self, cap: &str) -> usize {
+        if cap == "memory" {
             self.config.memory_limit
         } else {
             self.config.stack_limit
-        };
-        format!(
-            "its worker was torn down: the runtime hit its {cap} cap of {}",
-            mib(size)
-        )
+        }
     }
 
     fn route(&self, msgs: Vec<(u32, Msg)>) {
@@ -823,9 +856,11 @@ fn bridge_of<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     ctx.globals().get(BRIDGE_GLOBAL)
 }
 
-fn read_outbox(out: &Array<'_>) -> Vec<(u32, Msg)> {
+/// The messages of the outbox, and the cap the bridge saw hit (kind 7), if any.
+fn read_outbox(out: &Array<'_>) -> (Vec<(u32, Msg)>, Option<&'static str>) {
     let n = out.len() / 5;
     let mut msgs = Vec::with_capacity(n);
+    let mut cap = None;
     for i in 0..n {
         let at = i * 5;
         let id: u32 = out.get(at).unwrap_or(0);
@@ -852,11 +887,15 @@ fn read_outbox(out: &Array<'_>) -> Vec<(u32, Msg)> {
                 name: a,
                 fields: b,
             },
+            7 => {
+                cap = CAP_ERRORS.iter().map(|(_, c)| *c).find(|c| *c == a).or(cap);
+                continue;
+            }
             _ => continue,
         };
         msgs.push((id, msg));
     }
-    msgs
+    (msgs, cap)
 }
 
 /// The thrown value of an exception error.

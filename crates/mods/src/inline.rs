@@ -2,7 +2,7 @@
 //! kit calls an inline mod: `plugins: [{ name, register }]`): for embedders, tests and
 //! benchmarks.
 
-use crate::load::{LineMap, Manifest, ModSource, Module};
+use crate::load::{LoadError, Manifest, ModSource, Module};
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,23 +11,51 @@ use std::path::PathBuf;
 pub const INLINE_MODULE: &str = "hooks/register.js";
 
 impl ModSource {
-    /// A mod named `name` whose hooks module is the ES module `js` (JavaScript, not
-    /// compiled: it imports nothing), at [`INLINE_MODULE`]; its manifest holds only the
-    /// name and `userConfig` (SPEC §6 `register(on, options)`).
-    #[must_use]
-    pub fn inline(name: &str, js: &str, user_config: Map<String, serde_json::Value>) -> Self {
+    /// A mod named `name` whose hooks module is the ES module `js` (JavaScript that
+    /// imports nothing), at [`INLINE_MODULE`]; its manifest holds only the name and
+    /// `userConfig` (SPEC §6 `register(on, options)`). The module is compiled as a
+    /// folder's is (the caps, and the instrumentation of SPEC §6 "Limits"), on a thread
+    /// with a large stack; the call blocks until it is done.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError`] naming `<inline NAME>` and [`INLINE_MODULE`]: a syntax error, a cap
+    /// passed, a reserved name (`__secDefault...`).
+    pub fn inline(
+        name: &str,
+        js: &str,
+        user_config: Map<String, serde_json::Value>,
+    ) -> Result<Self, LoadError> {
+        let root = PathBuf::from(format!("<inline {name}>"));
+        let (r, src) = (root.clone(), js.to_owned());
+        let compiled = crate::load::on_compiler_thread(&root, move || {
+            let ctx = crate::load::resolve::Ctx {
+                folder: &r,
+                root: &r,
+            };
+            crate::load::compile::compile_source(
+                &ctx,
+                INLINE_MODULE,
+                std::path::Path::new(INLINE_MODULE),
+                &src,
+                crate::load::scan::Dialect {
+                    ts: false,
+                    jsx: false,
+                },
+            )
+        })?;
         let mut modules = BTreeMap::new();
         modules.insert(
             INLINE_MODULE.to_owned(),
             Module {
                 path: PathBuf::from(INLINE_MODULE),
-                js: js.to_owned(),
+                js: compiled.js,
                 imports: BTreeMap::new(),
-                lines: LineMap::default(),
+                lines: compiled.lines,
             },
         );
-        ModSource {
-            root: PathBuf::from(format!("<inline {name}>")),
+        Ok(ModSource {
+            root,
             manifest: Manifest {
                 name: name.to_owned(),
                 version: None,
@@ -37,6 +65,6 @@ impl ModSource {
             },
             entry: INLINE_MODULE.to_owned(),
             modules,
-        }
+        })
     }
 }

@@ -94,11 +94,6 @@ fn no_path_compiles_a_string() {
                     out[k] = typeof v === 'function' ? 'a function' : (v === 1 ? 'ran' : String(v));
                 } catch (e) { out[k] = e instanceof EvalError ? 'refused' : 'threw ' + e.name; }
             }
-            const imports = {};
-            for (const spec of ['data:text/javascript,export default 1', './x.js', 'hooks/register.js', 'claude-code', '/etc/passwd']) {
-                try { await import(spec); imports[spec] = 'loaded'; } catch (e) { imports[spec] = 'refused'; }
-            }
-            out.imports = imports;
             return out;
         }"#,
     )
@@ -116,8 +111,29 @@ fn no_path_compiles_a_string() {
         .collect();
     assert!(ran.is_empty(), "a string compiled: {ran:?} in {a}");
     assert_ne!(a["atomicsWait"], json!("timed-out"), "{a}");
-    for (spec, how) in a["imports"].as_object().unwrap() {
-        assert_eq!(how, "refused", "import({spec}) {how}: {a}");
+}
+
+/// `import(...)` is refused when the module compiles, folder or inline (SPEC §6 "A mod":
+/// a mod's imports are static): no specifier ever reaches the engine's loader.
+#[test]
+fn a_dynamic_import_never_compiles() {
+    for spec in [
+        "data:text/javascript,export default 1",
+        "./x.js",
+        "hooks/register.js",
+        "claude-code",
+        "/etc/passwd",
+    ] {
+        let js = format!(
+            "export function register(on) {{ on('prompt.section', async () => {{ await import({spec:?}); return {{ text: 'loaded' }}; }}); }}"
+        );
+        let err = mods::ModSource::inline("m", &js, serde_json::Map::new())
+            .expect_err("a dynamic import compiled");
+        assert!(
+            err.to_string()
+                .contains("dynamic import() is not supported"),
+            "{spec}: {err}"
+        );
     }
 }
 
@@ -996,22 +1012,19 @@ fn a_hook_dropped_by_the_chain_runs_no_mod_code_without_a_deadline() {
 
 // ---- SPEC §6 Limits: caps hit whatever the JavaScript caught ---------------------------
 
-/// FINDING (SPEC §6 Limits, open): a hook that hits the stack cap and catches the
-/// `RangeError` answers as if nothing happened. SPEC: the worker is torn down whatever
-/// the JavaScript caught. QuickJS records no cap hit a safe binding can read.
+/// SPEC §6 Limits: a hook that hits the stack cap and catches the `RangeError` crashes
+/// its worker all the same (the compiled `catch` tells the bridge first).
 #[test]
-#[ignore = "issue #13: a cap hit the JavaScript caught is not seen (uncaught ones crash the worker)"]
 fn a_stack_cap_hit_is_a_crash_whatever_the_hook_caught() {
     let a = probe(
         "",
         "() => { try { (function r() { r(); })(); } catch (_) {} return { text: 'survived' }; }",
     )
     .unwrap();
-    assert_ne!(a["text"], json!("survived"), "{a}");
+    assert_eq!(*a, json!({"text": "t", "core": true}), "{a}");
 }
 
 #[test]
-#[ignore = "issue #13: a cap hit the JavaScript caught is not seen (uncaught ones crash the worker)"]
 fn a_memory_cap_hit_is_a_crash_whatever_the_hook_caught() {
     let a = within(60, || {
         let (engine, _) = engine();
@@ -1030,7 +1043,130 @@ fn a_memory_cap_hit_is_a_crash_whatever_the_hook_caught() {
         raise(&engine, "prompt.section", json!({"text": "t"}))
     })
     .unwrap();
-    assert_eq!(a["caught"], json!("crash"), "{a}");
+    // The worker is torn down: the hook failed (kind crash) and its own .catch, in that
+    // worker, cannot answer; the chain's answer stands.
+    assert_eq!(*a, json!({"text": "t", "core": true}), "{a}");
+}
+
+/// The family: every way JavaScript can swallow an exception, with each cap's error. The
+/// hook hits the cap (`HIT` overflows the stack or fills the heap), swallows it, and
+/// answers `survived`; every one must crash the worker instead.
+#[test]
+fn every_way_to_swallow_a_cap_hit_crashes_the_worker() {
+    const STACK: &str = "(function r() { r(); })()";
+    const MEMORY: &str =
+        "(() => { const keep = []; for (;;) keep.push('x'.repeat(1 << 20) + keep.length); })()";
+    let swallowers = [
+        ("catch-binding", "() => { try { HIT; } catch (e) {} return { text: 'survived' }; }"),
+        ("catch-no-binding", "() => { try { HIT; } catch {} return { text: 'survived' }; }"),
+        (
+            "catch-destructuring",
+            "() => { try { HIT; } catch ({ message }) {} return { text: 'survived' }; }",
+        ),
+        ("finally-return", "() => { try { HIT; } finally { return { text: 'survived' }; } }"),
+        (
+            "nested-rethrow-then-catch",
+            "() => { try { try { HIT; } catch (e) { throw new Error('other'); } } catch (_) {} return { text: 'survived' }; }",
+        ),
+        (
+            "async-await-catch",
+            "async () => { try { await (async () => { HIT; })(); } catch (_) {} return { text: 'survived' }; }",
+        ),
+        (
+            "promise-catch",
+            "() => new Promise((ok) => { HIT; }).catch(() => ({ text: 'survived' }))",
+        ),
+        (
+            "then-on-rejected",
+            "() => Promise.resolve().then(() => { HIT; }).then(undefined, () => ({ text: 'survived' }))",
+        ),
+        (
+            "all-settled",
+            "async () => { await Promise.allSettled([(async () => { HIT; })()]); return { text: 'survived' }; }",
+        ),
+        (
+            "any",
+            "async () => { await Promise.any([(async () => { HIT; })(), Promise.resolve(1)]); return { text: 'survived' }; }",
+        ),
+        (
+            "floating-rejection",
+            "async () => { (async () => { HIT; })(); await null; return { text: 'survived' }; }",
+        ),
+        (
+            "catch-in-a-getter",
+            "() => { const o = { get v() { try { HIT; } catch (_) { return 1; } } }; o.v; return { text: 'survived' }; }",
+        ),
+        (
+            "catch-in-a-class-method",
+            "() => { class C { static m() { try { HIT; } catch (_) {} } } C.m(); return { text: 'survived' }; }",
+        ),
+        (
+            "json-reviver",
+            "() => { JSON.parse('[1]', (k, v) => { try { HIT; } catch (_) {} return v; }); return { text: 'survived' }; }",
+        ),
+    ];
+    // The control: a plain error, swallowed the same ways, leaves the answer standing.
+    const PLAIN: &str = "(() => { throw new Error('plain'); })()";
+    for (cap, hit) in [("plain", PLAIN), ("stack", STACK), ("memory", MEMORY)] {
+        for (name, hook) in swallowers {
+            let hook = hook.replace("HIT", hit);
+            let a = within(60, move || {
+                let (engine, _) = engine();
+                engine.seat(js_plugin_with(
+                    "m",
+                    Tier::User,
+                    &format!("export function register(on) {{ on('prompt.section', {hook}); }}"),
+                    HostConfig {
+                        memory_limit: 32 << 20,
+                        ..config()
+                    },
+                ));
+                raise(&engine, "prompt.section", json!({"text": "t"}))
+            })
+            .unwrap_or_else(|e| panic!("{cap}/{name}: {e:?}"));
+            let want = if cap == "plain" {
+                json!({"text": "survived"})
+            } else {
+                json!({"text": "t", "core": true})
+            };
+            assert_eq!(*a, want, "{cap}/{name}: {a}");
+        }
+    }
+}
+
+/// What the compiled `catch` calls cannot be replaced, shadowed or named by the mod.
+#[test]
+fn the_caught_hook_cannot_be_replaced_or_shadowed() {
+    let a = probe(
+        "",
+        r#"() => {
+            const out = {};
+            try { globalThis.__secDefaultCaught = () => {}; out.assign = 'replaced'; } catch (e) { out.assign = e.name; }
+            try { Object.defineProperty(globalThis, '__secDefaultCaught', { value: 1 }); out.define = 'replaced'; } catch (e) { out.define = e.name; }
+            try { delete globalThis['__secDefault' + 'Caught']; out.del = 'deleted'; } catch (e) { out.del = e.name; }
+            out.still = typeof globalThis.__secDefaultCaught;
+            return { text: JSON.stringify(out) };
+        }"#,
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(a["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        out,
+        json!({"assign": "TypeError", "define": "TypeError", "del": "TypeError", "still": "function"}),
+        "{a}"
+    );
+    for js in [
+        "const __secDefaultCaught = () => {}; export function register(on) {}",
+        "export function register(on) { on('x', () => { try {} catch (__secDefaultError) {} }); }",
+        "import { a as __secDefaultCaught } from './a.js'; export function register(on) {}",
+    ] {
+        let err = mods::ModSource::inline("m", js, serde_json::Map::new())
+            .expect_err("a reserved name compiled");
+        assert!(
+            err.to_string().contains("is reserved for the mod host"),
+            "{js}: {err}"
+        );
+    }
 }
 
 // ---- What a mod sees: translations (SPEC §6 table) --------------------------------------

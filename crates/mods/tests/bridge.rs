@@ -16,7 +16,7 @@ use common::{engine, info, raise};
 
 /// A mod of one JavaScript module, `hooks/register.js`.
 fn source(js: &str) -> ModSource {
-    ModSource::inline("m", js, Map::new())
+    ModSource::inline("m", js, Map::new()).unwrap()
 }
 
 fn config() -> HostConfig {

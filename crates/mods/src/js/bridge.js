@@ -33,6 +33,46 @@
   };
   const answered = new Set(answeredOps);
 
+  // ---- caps hit whatever the JavaScript caught (SPEC §6 "Limits") -----------------
+  // Every `catch` of the mod's compiled code, every rejection handler given to `then`,
+  // every rejection nobody handles, and the bridge's own catches hand what they caught
+  // to noteCap first. It allocates nothing (a runtime at its memory cap may have no byte
+  // to give), so it can run where the error was thrown; `take` tells Rust.
+  const RangeErrorProto = RangeError.prototype;
+  const InternalErrorProto = typeof InternalError === 'function' ? InternalError.prototype : null;
+  const ArrayBufferCtor = ArrayBuffer;
+  let capHit = '';
+  function noteCap(err) {
+    if (err === null) {
+      // QuickJS throws null where it cannot even build the out-of-memory error: a
+      // `throw null` of the mod's own leaves room to allocate, a runtime at its cap not.
+      try { new ArrayBufferCtor(1 << 16); } catch (_) { capHit = 'memory'; }
+      return;
+    }
+    if (typeof err !== 'object') return;
+    const p = getPrototypeOf(err);
+    if (p === RangeErrorProto) {
+      if (err.message === 'Maximum call stack size exceeded') capHit = 'stack';
+    } else if (p === InternalErrorProto && p !== null) {
+      const m = err.message;
+      if (m === 'out of memory' || m === 'out of memory in regexp execution') capHit = 'memory';
+    }
+  }
+  const nativeThen = P.prototype.then;
+  defineProperty(P.prototype, 'then', {
+    value: {
+      then(ok, bad) {
+        const onRejected = typeof bad === 'function'
+          ? (reason) => { noteCap(reason); return bad(reason); }
+          : bad;
+        return apply(nativeThen, this, [ok, onRejected]);
+      },
+    }.then,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+
   // Iterative, so that an event nested deeper than the JavaScript stack freezes too.
   function deepFreeze(v) {
     const todo = [v];
@@ -163,6 +203,7 @@
     try {
       r = fn(on, options);
     } catch (err) {
+      noteCap(err);
       open = false;
       return reject(err);
     }
@@ -174,6 +215,7 @@
       }
       return stringify(out);
     }, (err) => {
+      noteCap(err);
       open = false;
       throw err;
     });
@@ -222,6 +264,7 @@
       try {
         text = stringify(e);
       } catch (err) {
+        noteCap(err);
         return reject(err);
       }
     }
@@ -291,6 +334,8 @@
     try {
       text = stringify(v);
     } catch (err) {
+      // The bridge's own walk of the answer (an answer nested past the stack cap is
+      // not JSON, and fails the hook as invalid; the mod caught nothing).
       send(call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '');
       return;
     }
@@ -302,6 +347,7 @@
   }
 
   function failed(call, err) {
+    noteCap(err);
     if (!calls.has(call.id)) return;
     calls.delete(call.id);
     for (let i = 0; i < call.rejections.length; i += 2) {
@@ -405,7 +451,12 @@
     }
   }
 
+  // The outbox; a cap hit since the last take, as kind 7 with a = the cap.
   function take() {
+    if (capHit !== '') {
+      send(0, 7, 0, capHit, '');
+      capHit = '';
+    }
     const out = outbox;
     outbox = [];
     return out;
@@ -434,6 +485,7 @@
     try {
       text = stringify(fields === undefined ? {} : fields);
     } catch (err) {
+      noteCap(err);
       return reject(err);
     }
     if (typeof text !== 'string' || text[0] !== '{') {
@@ -504,6 +556,7 @@
             : (arguments.length === 1 && objectArg(arguments[0]) ? arguments[0]
               : { args: Array.prototype.slice.call(arguments) });
         } catch (err) {
+          noteCap(err);
           return reject(err);
         }
         return op(name, fields);
@@ -518,6 +571,9 @@
 
   const g = globalThis;
   const define = (name, value) => defineProperty(g, name, { value, writable: true, configurable: true });
+  // What the compiled `catch` clauses call (crates/mods/src/load/caught.rs); the mod
+  // can neither replace it nor name it.
+  defineProperty(g, host.caughtHook, { value: noteCap, writable: false, configurable: false });
 
   class AbortSignalImpl {
     constructor() { this.aborted = false; this.reason = undefined; this.onabort = null; this._l = []; }

@@ -163,7 +163,7 @@ pub(crate) fn compile_file(ctx: &Ctx<'_>, key: &str, path: &Path) -> Result<Comp
     compile_source(ctx, key, path, &src, dialect)
 }
 
-fn compile_source(
+pub(crate) fn compile_source(
     ctx: &Ctx<'_>,
     key: &str,
     path: &Path,
@@ -276,6 +276,19 @@ fn compile_source(
         .build_with_scoping(scoping, &mut program);
     if let Some(first) = transformed.errors.first() {
         return Err(compile(first));
+    }
+
+    // Every `catch` tells the bridge what it caught (SPEC §6 "Limits": a cap hit counts
+    // whatever the JavaScript caught).
+    if let Some((span, name)) = super::caught::instrument(&allocator, &mut program) {
+        let (line, column) = at(span.start);
+        return Err(LoadError::Reserved {
+            folder: ctx.folder(),
+            file: key.to_owned(),
+            line,
+            column,
+            name,
+        });
     }
 
     // The imports that remain: type-only ones are gone.

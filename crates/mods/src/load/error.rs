@@ -170,6 +170,24 @@ pub enum LoadError {
         /// 1-based column.
         column: usize,
     },
+    /// A name the host reserves for itself (SPEC §6 "Limits": the `catch`
+    /// instrumentation).
+    #[error(
+        "{}: {file}:{line}:{column}: the name {name} is reserved for the mod host (every name starting with __secDefault is)",
+        folder.display()
+    )]
+    Reserved {
+        /// The plugin folder, as given.
+        folder: PathBuf,
+        /// The file, relative to the plugin folder.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The name.
+        name: String,
+    },
     /// TypeScript's `import x = require('...')`.
     #[error(
         "{}: {file}:{line}:{column}: import ... = require() is not supported: modules load as ES modules (use import ... from)",

@@ -7,11 +7,12 @@
 //! compiler recurses as deep as the code nests, and the pre-scan (`scan`) bounds that
 //! nesting before a file is parsed, so no input (up to the 4 MiB cap) can overflow it.
 
-mod compile;
+pub(crate) mod caught;
+pub(crate) mod compile;
 mod error;
 mod lines;
 mod manifest;
-mod resolve;
+pub(crate) mod resolve;
 pub(crate) mod scan;
 
 pub use error::LoadError;
@@ -111,12 +112,22 @@ pub const MODULE_EXTENSIONS: [&str; 8] = ["ts", "tsx", "mts", "cts", "js", "mjs"
 /// unresolved, a runtime name of `claude-code`), a cap passed, a syntax or compile error.
 pub fn load_folder(folder: &Path) -> Result<ModSource, LoadError> {
     let owned = folder.to_path_buf();
+    on_compiler_thread(folder, move || load_on_this_thread(&owned))
+}
+
+/// Runs `work` on a thread of its own with a [`COMPILER_STACK`]-sized stack and waits
+/// for it; `folder` is what an error of the thread itself names.
+pub(crate) fn on_compiler_thread<T: Send + 'static>(
+    folder: &Path,
+    work: impl FnOnce() -> Result<T, LoadError> + Send + Clone + 'static,
+) -> Result<T, LoadError> {
+    let owned = folder.to_path_buf();
     let spawn = |stack: usize| {
-        let folder = owned.clone();
+        let work = work.clone();
         std::thread::Builder::new()
             .name("mods-load".to_owned())
             .stack_size(stack)
-            .spawn(move || load_on_this_thread(&folder))
+            .spawn(work)
     };
     let handle = match spawn(COMPILER_STACK) {
         Ok(handle) => handle,

@@ -94,7 +94,12 @@ pub fn js_plugin(name: &str, tier: Tier, js: &str) -> Plugin {
 
 pub fn js_plugin_with(name: &str, tier: Tier, js: &str, config: HostConfig) -> Plugin {
     let info = info(name, tier);
-    let m = ModPlugin::new(ModSource::inline(name, js, Map::new()), &Map::new(), config).unwrap();
+    let m = ModPlugin::new(
+        ModSource::inline(name, js, Map::new()).unwrap(),
+        &Map::new(),
+        config,
+    )
+    .unwrap();
     let mut p = Plugin::new(info.clone());
     p.registrations = m.activate(&info).unwrap();
     p
