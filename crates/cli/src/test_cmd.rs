@@ -98,7 +98,11 @@ pub(crate) fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, js
     for e in &errors {
         out::say("test", &e.message);
     }
-    let options = RunOptions { managed, compare };
+    let options = RunOptions {
+        managed,
+        compare,
+        embedder_batches: false,
+    };
     let mut reports = Vec::new();
     let mut failed = 0;
     for l in &scenarios {

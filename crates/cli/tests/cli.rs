@@ -141,6 +141,49 @@ fn an_invalid_scenario_file_is_bad_input_with_file_and_pointer() {
     );
 }
 
+/// SPEC §6 "Workers": a worker shared by a person's plugin and an organization's is bad
+/// input (exit 2, naming the entry and both plugins), in either order and for either
+/// of the organization's tiers; one shared within a side runs.
+#[test]
+fn a_worker_shared_across_a_person_and_the_organization_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = |a: &str, b: &str| {
+        format!(
+            r#"{{"name": "shared", "plugins": [
+                {{"id": "a@x", "tier": "{a}", "worker": "w", "hooks": [{{"on": "tool.check", "do": "pass"}}]}},
+                {{"id": "b@y", "tier": "{b}", "worker": "w", "hooks": [{{"on": "tool.check", "do": "pass"}}]}}],
+              "steps": [{{"raise": "tool.check", "event": {{"tool": "Read", "input": {{"file_path": "/x"}}, "tool_use_id": "t"}},
+                         "expect": {{"decision": "allow"}}}}]}}"#
+        )
+    };
+    for (a, b) in [
+        ("user", "prepend"),
+        ("user", "append"),
+        ("append", "user"),
+        ("prepend", "user"),
+    ] {
+        let f = dir.path().join(format!("{a}-{b}.json"));
+        std::fs::write(&f, scenario(a, b)).unwrap();
+        let (code, stdout, stderr) = run(&["test", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{a}+{b}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("/plugins/1/worker")
+                && stderr.contains("a@x")
+                && stderr.contains("b@y")
+                && stderr.contains(
+                    "a worker shared by a person's plugin and an organization's is refused"
+                ),
+            "{a}+{b}: {stderr}"
+        );
+    }
+    for (a, b) in [("user", "user"), ("prepend", "append")] {
+        let f = dir.path().join(format!("{a}-{b}.json"));
+        std::fs::write(&f, scenario(a, b)).unwrap();
+        let (code, stdout, stderr) = run(&["test", f.to_str().unwrap()]);
+        assert_eq!(code, 0, "{a}+{b}: {stdout}{stderr}");
+    }
+}
+
 #[test]
 fn test_runs_the_shared_cases_and_compare_shows_what_changed() {
     let cases = shared().join("cases");

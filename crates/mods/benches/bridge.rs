@@ -50,6 +50,20 @@ fn main() {
         after
     );
     drop(idle);
+    // The same 50 in one shared worker (SPEC §6 "Workers"): one runtime, a context each.
+    let w = mods::SharedWorker::new("bench");
+    let before = resident_kib();
+    let shared: Vec<_> = (0..50)
+        .map(|_| plugin.clone().in_worker(w.clone()).activate(&info).unwrap())
+        .collect();
+    let after = resident_kib();
+    println!(
+        "50 idle mods in 1 shared worker: {} KiB resident ({} KiB before, {} KiB after)",
+        after.saturating_sub(before),
+        before,
+        after
+    );
+    drop(shared);
     divan::main();
 }
 

@@ -21,7 +21,7 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Array, Context, Ctx, Function, Module, Object, Promise, Runtime, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
@@ -172,8 +172,8 @@ pub(crate) struct RegSpec {
 /// One mod's runtime, loaded and registered.
 pub(crate) struct Host {
     ctx: Context,
-    // The runtime outlives the context (declared after it: dropped after it).
-    _rt: Runtime,
+    // The worker's runtime outlives the context (declared after it: dropped after it).
+    wr: Arc<WorkerRuntime>,
     deadline: Arc<Deadline>,
     calls: Arc<Mutex<Calls>>,
     source: Arc<ModSource>,
@@ -188,26 +188,222 @@ pub(crate) struct Host {
 #[derive(Debug, Default)]
 pub(crate) struct CrashLog {
     any: AtomicBool,
-    pending: Mutex<Vec<String>>,
+    /// The teardowns this mod's own runs brought about: why.
+    own: Mutex<Vec<String>>,
+    /// The teardowns of a worker it shares, another mod's run the cause: why.
+    shared: Mutex<Vec<String>>,
 }
 
 impl CrashLog {
-    fn push(&self, why: String) {
-        self.pending.lock().push(why);
+    fn push(&self, why: String, own: bool) {
+        if own {
+            self.own.lock().push(why);
+        } else {
+            self.shared.lock().push(why);
+        }
         self.any.store(true, Ordering::Release);
     }
 
-    /// The oldest teardown not taken yet: why.
-    pub(crate) fn take(&self) -> Option<String> {
+    /// The oldest teardown not taken yet that this mod's run brought about (`own`), or
+    /// that another mod's in its worker did: why.
+    pub(crate) fn take(&self, own: bool) -> Option<String> {
         if !self.any.load(Ordering::Acquire) {
             return None;
         }
-        let mut p = self.pending.lock();
-        let first = (!p.is_empty()).then(|| p.remove(0));
-        if p.is_empty() {
+        let first = {
+            let mut p = if own {
+                self.own.lock()
+            } else {
+                self.shared.lock()
+            };
+            (!p.is_empty()).then(|| p.remove(0))
+        };
+        if self.own.lock().is_empty() && self.shared.lock().is_empty() {
             self.any.store(false, Ordering::Release);
         }
         first
+    }
+}
+
+/// A worker several mods share (SPEC §6 "Workers" **\[decision\]**: each mod runs in a
+/// worker of its own unless the session puts several in one): one JavaScript runtime on
+/// one thread, each mod in a context of its own within it, the caps the runtime's (the
+/// first mod's [`HostConfig`] sets them). Adjacent links of mods that share a worker
+/// form a batch (SPEC §1.1; [`fnhooks::PluginInfo::worker`] names it).
+///
+/// A teardown tears down every mod in it (their runs in flight fail with kind `crash`);
+/// each is started afresh in a fresh worker when admitted again, and only the mod whose
+/// run brought the teardown about counts a crash. A worker is either a person's or the
+/// organization's: a mod of the other side is refused when it is activated in it.
+/// Cheap to clone (shared).
+#[derive(Clone)]
+pub struct SharedWorker {
+    name: Arc<str>,
+    live: Arc<Mutex<Option<Arc<WorkerRuntime>>>>,
+    side: Arc<Mutex<Option<Side>>>,
+}
+
+/// Whose a worker is: a person's (`user`) or the organization's (`prepend`, `append`, and the
+/// engine's `builtin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Person,
+    Organization,
+}
+
+impl Side {
+    fn of(tier: fnhooks::Tier) -> Side {
+        if tier == fnhooks::Tier::User {
+            Side::Person
+        } else {
+            Side::Organization
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedWorker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedWorker")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedWorker {
+    /// A worker named `name` (what [`fnhooks::PluginInfo::worker`] says), started when
+    /// its first mod is activated.
+    #[must_use]
+    pub fn new(name: &str) -> Self {
+        SharedWorker {
+            name: Arc::from(name),
+            live: Arc::default(),
+            side: Arc::default(),
+        }
+    }
+
+    /// Its name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Claims the worker for `tier`'s side.
+    fn claim(&self, tier: fnhooks::Tier, mod_name: &str) -> Result<(), String> {
+        let side = Side::of(tier);
+        let mut s = self.side.lock();
+        match *s {
+            None => {
+                *s = Some(side);
+                Ok(())
+            }
+            Some(had) if had == side => Ok(()),
+            Some(had) => Err(format!(
+                "{mod_name} ({}) may not run in worker {:?}, which runs {}: a worker shared by a person's mod and an organization's is refused (SPEC §6 Workers)",
+                if side == Side::Person { "a person's mod" } else { "an organization's mod" },
+                self.name,
+                if had == Side::Person { "a person's mods" } else { "the organization's mods" },
+            )),
+        }
+    }
+
+    /// The live runtime, or a fresh one when there is none or it was torn down.
+    fn runtime(&self, config: &HostConfig) -> Result<Arc<WorkerRuntime>, String> {
+        let mut live = self.live.lock();
+        if let Some(wr) = live.as_ref().filter(|wr| !wr.worker.is_dead()) {
+            return Ok(Arc::clone(wr));
+        }
+        let wr = WorkerRuntime::start(&self.name, config)?;
+        *live = Some(Arc::clone(&wr));
+        Ok(wr)
+    }
+}
+
+/// One worker's runtime (SPEC §6 "Workers": one JavaScript runtime on a thread of its
+/// own) and the mods whose contexts it holds.
+pub(crate) struct WorkerRuntime {
+    worker: Arc<Worker>,
+    rt: Runtime,
+    deadline: Arc<Deadline>,
+    /// Each context's mod, by the context's address (what the module loader resolves
+    /// by).
+    sources: Arc<Mutex<HashMap<usize, Arc<ModSource>>>>,
+    members: Mutex<Vec<Weak<Host>>>,
+}
+
+impl WorkerRuntime {
+    /// A runtime with the caps of `config`, on a worker thread named `name`.
+    fn start(name: &str, config: &HostConfig) -> Result<Arc<WorkerRuntime>, String> {
+        let worker = Arc::new(Worker::spawn(name)?);
+        let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+        rt.set_memory_limit(config.memory_limit);
+        rt.set_max_stack_size(config.stack_limit);
+        // A hook run leaves a few KiB of garbage: collect past 4 MiB, not QuickJS's
+        // 256 KiB, so that a collection (which walks the whole heap) runs a sixteenth as
+        // often.
+        rt.set_gc_threshold(GC_THRESHOLD);
+        let deadline = Arc::new(Deadline {
+            epoch: Instant::now(),
+            at: AtomicU64::new(0),
+            fired: AtomicBool::new(false),
+            dead: worker.dead_flag(),
+        });
+        let d = Arc::clone(&deadline);
+        rt.set_interrupt_handler(Some(Box::new(move || d.passed())));
+        // A rejection nobody handles is a catch too (SPEC §6 "Limits").
+        rt.set_host_promise_rejection_tracker(Some(Box::new(|ctx, _promise, reason, handled| {
+            if !handled {
+                if let Ok(note) = ctx
+                    .globals()
+                    .get::<_, Function>(crate::load::caught::CAUGHT_HOOK)
+                {
+                    let _ = note.call::<_, Value>((reason,));
+                }
+            }
+        })));
+        let sources: Arc<Mutex<HashMap<usize, Arc<ModSource>>>> = Arc::default();
+        rt.set_loader(
+            GraphResolver(Arc::clone(&sources)),
+            GraphLoader(Arc::clone(&sources)),
+        );
+        Ok(Arc::new(WorkerRuntime {
+            worker,
+            rt,
+            deadline,
+            sources,
+            members: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// Tears the worker down for every mod in it: `culprit` is the mod whose run
+    /// brought it about, if any (it counts a crash; the others only start afresh).
+    fn teardown(&self, why: String, culprit: Option<&Host>, mine: bool) {
+        let first = self.worker.kill(why) || mine;
+        let why = self.worker.dead().unwrap_or_default();
+        let members: Vec<Arc<Host>> = self
+            .members
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        for m in &members {
+            let own = first && culprit.is_some_and(|c| std::ptr::eq(c, Arc::as_ptr(m)));
+            m.told_crash(&why, own);
+        }
+        // A host not listed yet (still starting) or already gone is told by itself.
+        if let Some(c) = culprit {
+            if !members.iter().any(|m| std::ptr::eq(c, Arc::as_ptr(m))) {
+                c.told_crash(&why, first);
+            }
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.wr
+            .sources
+            .lock()
+            .remove(&self.ctx.as_raw().as_ptr().addr());
     }
 }
 
@@ -221,19 +417,33 @@ impl std::fmt::Debug for Host {
 
 /// Resolves import specifiers by the graph the loader resolved (SPEC §6: relative
 /// imports inside the plugin folder, `claude-code`); nothing else loads.
-struct GraphResolver(Arc<ModSource>);
+/// The contexts of one runtime each resolve by their own mod's graph: found by the
+/// context's address.
+struct GraphResolver(Arc<Mutex<HashMap<usize, Arc<ModSource>>>>);
 
 const ENGINE_MODULE: &str = "claude-code";
+
+fn source_of(
+    sources: &Mutex<HashMap<usize, Arc<ModSource>>>,
+    ctx: &Ctx<'_>,
+) -> Option<Arc<ModSource>> {
+    sources.lock().get(&ctx.as_raw().as_ptr().addr()).cloned()
+}
 
 impl Resolver for GraphResolver {
     fn resolve<'js>(
         &mut self,
-        _ctx: &Ctx<'js>,
+        ctx: &Ctx<'js>,
         base: &str,
         name: &str,
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        match self.0.modules.get(base).and_then(|m| m.imports.get(name)) {
+        let source = source_of(&self.0, ctx);
+        match source
+            .as_ref()
+            .and_then(|s| s.modules.get(base))
+            .and_then(|m| m.imports.get(name))
+        {
             Some(crate::load::Import::Module(key)) => Ok(key.clone()),
             Some(crate::load::Import::Engine) => Ok(ENGINE_MODULE.to_owned()),
             None => Err(rquickjs::Error::new_resolving(base, name)),
@@ -241,7 +451,7 @@ impl Resolver for GraphResolver {
     }
 }
 
-struct GraphLoader(Arc<ModSource>);
+struct GraphLoader(Arc<Mutex<HashMap<usize, Arc<ModSource>>>>);
 
 impl Loader for GraphLoader {
     fn load<'js>(
@@ -253,7 +463,8 @@ impl Loader for GraphLoader {
         if name == ENGINE_MODULE {
             return Module::declare(ctx.clone(), name, "");
         }
-        match self.0.modules.get(name) {
+        let source = source_of(&self.0, ctx);
+        match source.as_ref().and_then(|s| s.modules.get(name)) {
             Some(m) => Module::declare(ctx.clone(), name, m.js.as_str()),
             None => Err(rquickjs::Error::new_loading(name)),
         }
@@ -281,63 +492,58 @@ impl Host {
     ///
     /// Why the module could not be activated, as one line naming the module file and,
     /// where known, the line in its source (SPEC §6).
+    ///
+    /// `shared`: the worker it runs in with other mods (claimed for `tier`'s side); a
+    /// worker of its own when `None`.
     pub(crate) fn start(
         source: Arc<ModSource>,
         plugin_name: &str,
+        tier: fnhooks::Tier,
         options: &serde_json::Value,
         config: HostConfig,
         crashes: Arc<CrashLog>,
+        shared: Option<&SharedWorker>,
     ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
-        let worker = Arc::new(Worker::spawn(plugin_name)?);
-        let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
-        rt.set_memory_limit(config.memory_limit);
-        rt.set_max_stack_size(config.stack_limit);
-        // A hook run leaves a few KiB of garbage: collect past 4 MiB, not QuickJS's
-        // 256 KiB, so that a collection (which walks the whole heap) runs a sixteenth as
-        // often.
-        rt.set_gc_threshold(GC_THRESHOLD);
-        let deadline = Arc::new(Deadline {
-            epoch: Instant::now(),
-            at: AtomicU64::new(0),
-            fired: AtomicBool::new(false),
-            dead: worker.dead_flag(),
-        });
-        let d = Arc::clone(&deadline);
-        rt.set_interrupt_handler(Some(Box::new(move || d.passed())));
-        // A rejection nobody handles is a catch too (SPEC §6 "Limits").
-        rt.set_host_promise_rejection_tracker(Some(Box::new(|ctx, _promise, reason, handled| {
-            if !handled {
-                if let Ok(note) = ctx
-                    .globals()
-                    .get::<_, Function>(crate::load::caught::CAUGHT_HOOK)
-                {
-                    let _ = note.call::<_, Value>((reason,));
-                }
+        let wr = match shared {
+            Some(w) => {
+                w.claim(tier, plugin_name)?;
+                w.runtime(&config)?
             }
-        })));
-        rt.set_loader(
-            GraphResolver(Arc::clone(&source)),
-            GraphLoader(Arc::clone(&source)),
-        );
-        let ctx =
-            Context::full(&rt).map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+            None => WorkerRuntime::start(plugin_name, &config)?,
+        };
+        // The context is made on the worker: another mod's job may hold the runtime.
+        let rt = wr.rt.clone();
+        let ctx = wr
+            .worker
+            .run_blocking(config.hook_timeout, move || Context::full(&rt))
+            .map_err(|why| format!("hooks module {}: did not load: {why}", source.entry))?
+            .map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+        wr.sources
+            .lock()
+            .insert(ctx.as_raw().as_ptr().addr(), Arc::clone(&source));
         let host = Arc::new(Host {
             ctx,
-            _rt: rt,
-            deadline,
+            deadline: Arc::clone(&wr.deadline),
+            worker: Arc::clone(&wr.worker),
+            wr: Arc::clone(&wr),
             calls: Arc::new(Mutex::new(Calls::default())),
             source,
-            worker: Arc::clone(&worker),
             crashes,
             crash_told: AtomicBool::new(false),
             config,
         });
+        {
+            let mut members = wr.members.lock();
+            members.retain(|m| m.strong_count() > 0);
+            members.push(Arc::downgrade(&host));
+        }
         // Top-level code and `register` run on the worker, under the hook timeout (and
         // the watchdog past it: a module stuck in native code at load is torn down).
         let h = Arc::clone(&host);
         let (name, options) = (plugin_name.to_owned(), options.clone());
         let within = host.config.hook_timeout;
-        let regs = worker
+        let regs = wr
+            .worker
             .run_blocking(within, move || {
                 h.install(&name)
                     .map_err(|e| format!("the mod host did not start: {e}"))?;
@@ -633,14 +839,25 @@ impl Host {
         self.worker.dead()
     }
 
-    /// Tears the worker down (SPEC §6 "Limits"): every run in flight is told, and fails
-    /// with kind `crash`.
+    /// Tears the worker down (SPEC §6 "Limits"), this mod's run the cause: every run in
+    /// flight, of every mod in the worker, is told, and fails with kind `crash`.
     fn crash(&self, why: String) {
-        self.worker.kill(why);
-        let why = self.worker.dead().unwrap_or_default();
+        self.wr.teardown(why, Some(self), false);
+    }
+
+    /// A job of this mod's did not come back: the worker is torn down (by this mod's
+    /// run when its own watchdog fired).
+    fn crash_down(&self, down: crate::worker::Down) -> String {
+        self.wr.teardown(down.why.clone(), Some(self), down.mine);
+        self.worker.dead().unwrap_or(down.why)
+    }
+
+    /// The worker was torn down (`own`: by this mod's run): the runs in flight fail.
+    fn told_crash(&self, why: &str, own: bool) {
+        let why = why.to_owned();
         // Told once a teardown, whoever saw it first (a pump, the watchdog, a matcher).
         if !self.crash_told.swap(true, Ordering::AcqRel) {
-            self.crashes.push(why.clone());
+            self.crashes.push(why.clone(), own);
         }
         let mut wake = Vec::new();
         {
@@ -674,8 +891,8 @@ impl Host {
         async move {
             match job.await {
                 Ok(done) => done,
-                Err(why) => {
-                    host.crash(why.clone());
+                Err(down) => {
+                    let why = host.crash_down(down);
                     (used.saturating_add(left), Err(PumpError::Crash(why)))
                 }
             }
@@ -808,8 +1025,8 @@ impl Host {
                 .run_blocking(left, move || host.test_regexp(left, i, &s))
             {
                 Ok(hit) => hit,
-                Err(why) => {
-                    self.crash(why);
+                Err(down) => {
+                    self.crash_down(down);
                     false
                 }
             }
@@ -837,7 +1054,7 @@ impl Host {
         let host = Arc::clone(self);
         self.worker
             .run_blocking(self.config.hook_timeout, move || {
-                host._rt.memory_usage().memory_used_size
+                host.wr.rt.memory_usage().memory_used_size
             })
             .unwrap_or(0)
     }

@@ -10,6 +10,7 @@ mod plugin;
 mod translate;
 mod worker;
 
+pub use host::SharedWorker;
 pub use inline::INLINE_MODULE;
 pub use load::{load_folder, LoadError, Manifest, ModSource};
 pub use plugin::{ModPlugin, OptionsError};

@@ -3,7 +3,7 @@
 //! [`fnhooks::Registration`] for each `on`, with its matcher and `.catch`.
 
 use crate::hook::JsHook;
-use crate::host::{Host, RegSpec};
+use crate::host::{Host, RegSpec, SharedWorker};
 use crate::load::{Manifest, ModSource};
 use crate::matcher::{matches_fields, Node};
 use crate::{translate, HostConfig};
@@ -20,6 +20,7 @@ pub struct ModPlugin {
     config: HostConfig,
     observer: Option<Observer>,
     crashes: Arc<crate::host::CrashLog>,
+    shared: Option<SharedWorker>,
 }
 
 /// Called each time one of a mod's hooks (or failure handlers) starts.
@@ -62,6 +63,7 @@ impl ModPlugin {
             config,
             observer: None,
             crashes: Arc::default(),
+            shared: None,
         })
     }
 
@@ -78,7 +80,23 @@ impl ModPlugin {
     /// to unload it after its third.
     #[must_use]
     pub fn take_crash(&self) -> Option<String> {
-        self.crashes.take()
+        self.crashes.take(true)
+    }
+
+    /// The oldest teardown of a worker this mod shares that another mod's run brought
+    /// about, not taken yet, and why (SPEC §6 "Workers"): the session starts the mod
+    /// afresh and counts no crash against it.
+    #[must_use]
+    pub fn take_restart(&self) -> Option<String> {
+        self.crashes.take(false)
+    }
+
+    /// This mod, run in `worker` with the other mods given the same one (SPEC §6
+    /// "Workers"); without it, in a worker of its own.
+    #[must_use]
+    pub fn in_worker(mut self, worker: SharedWorker) -> Self {
+        self.shared = Some(worker);
+        self
     }
 
     /// The mod's manifest.
@@ -122,9 +140,11 @@ impl ModPlugin {
         let (host, specs) = Host::start(
             Arc::clone(&self.source),
             &info.name,
+            info.tier,
             &self.options,
             self.config.clone(),
             Arc::clone(&self.crashes),
+            self.shared.as_ref(),
         )?;
         let regs = specs
             .into_iter()

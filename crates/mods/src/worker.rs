@@ -31,6 +31,26 @@ const SPIN: Duration = Duration::from_micros(40);
 
 type Job = Box<dyn FnOnce() + Send>;
 
+/// Why a job did not come back: the worker is dead, and whether this job's own
+/// watchdog tore it down (the job ran past its time plus the grace).
+#[derive(Debug, Clone)]
+pub(crate) struct Down {
+    pub(crate) why: String,
+    pub(crate) mine: bool,
+}
+
+impl Down {
+    fn other(why: String) -> Down {
+        Down { why, mine: false }
+    }
+}
+
+impl std::fmt::Display for Down {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
 /// The next job: spun for up to [`SPIN`], then waited for; `None` once the queue closed.
 fn next_job(rx: &mpsc::Receiver<Job>) -> Option<Job> {
     let began = Instant::now();
@@ -149,29 +169,32 @@ impl Worker {
     ///
     /// # Errors
     ///
-    /// Why the worker is dead (torn down before, or now).
+    /// Why the worker is dead (torn down before, or now: `mine` when by this job).
     pub(crate) fn run_blocking<R: Send + 'static>(
         &self,
         within: Duration,
         job: impl FnOnce() -> R + Send + 'static,
-    ) -> Result<R, String> {
+    ) -> Result<R, Down> {
         if let Some(why) = self.dead() {
-            return Err(why);
+            return Err(Down::other(why));
         }
         let (tx, rx) = mpsc::sync_channel(1);
         let sent = self.send(Box::new(move || {
             let _ = tx.send(job());
         }));
         if !sent {
-            return Err(self.why_dead());
+            return Err(Down::other(self.why_dead()));
         }
         match rx.recv_timeout(within.saturating_add(GRACE)) {
             Ok(r) => Ok(r),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                self.kill(stuck(within));
-                Err(self.dead().unwrap_or_default())
+                let mine = self.kill(stuck(within));
+                Err(Down {
+                    why: self.dead().unwrap_or_default(),
+                    mine,
+                })
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self.why_dead()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(Down::other(self.why_dead())),
         }
     }
 
@@ -181,7 +204,7 @@ impl Worker {
         self: &Arc<Self>,
         within: Duration,
         job: impl FnOnce() -> R + Send + 'static,
-    ) -> impl Future<Output = Result<R, String>> + Send + 'static {
+    ) -> impl Future<Output = Result<R, Down>> + Send + 'static {
         let worker = Arc::clone(self);
         let dead = self.dead();
         let (tx, rx) = futures::channel::oneshot::channel();
@@ -191,10 +214,10 @@ impl Worker {
             }));
         async move {
             if let Some(why) = dead {
-                return Err(why);
+                return Err(Down::other(why));
             }
             if !sent {
-                return Err(worker.why_dead());
+                return Err(Down::other(worker.why_dead()));
             }
             let mut rx = rx;
             // A short job's reply is there within a few µs: spin for it before
@@ -210,10 +233,13 @@ impl Worker {
             let timer = futures_timer::Delay::new(within.saturating_add(GRACE));
             match futures::future::select(rx, timer).await {
                 futures::future::Either::Left((Ok(r), _)) => Ok(r),
-                futures::future::Either::Left((Err(_), _)) => Err(worker.why_dead()),
+                futures::future::Either::Left((Err(_), _)) => Err(Down::other(worker.why_dead())),
                 futures::future::Either::Right(((), _)) => {
-                    worker.kill(stuck(within));
-                    Err(worker.dead().unwrap_or_default())
+                    let mine = worker.kill(stuck(within));
+                    Err(Down {
+                        why: worker.dead().unwrap_or_default(),
+                        mine,
+                    })
                 }
             }
         }

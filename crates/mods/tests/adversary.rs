@@ -1134,6 +1134,41 @@ fn every_way_to_swallow_a_cap_hit_crashes_the_worker() {
     }
 }
 
+/// SPEC §6 "Workers": the engine refuses to activate an organization's mod in a worker
+/// a person's mod runs in (and the other way round), whatever the embedding program
+/// asked; mods of one side share it.
+#[test]
+fn a_shared_worker_takes_mods_of_one_side_only() {
+    let js = "export function register(on) { on('prompt.section', (_, e) => ({ text: 'x' })); }";
+    let plugin = || {
+        mods::ModPlugin::new(
+            mods::ModSource::inline("m", js, serde_json::Map::new()).unwrap(),
+            &serde_json::Map::new(),
+            config(),
+        )
+        .unwrap()
+    };
+    for (first, second) in [(Tier::User, Tier::Append), (Tier::Prepend, Tier::User)] {
+        let w = mods::SharedWorker::new("w");
+        assert!(plugin()
+            .in_worker(w.clone())
+            .activate(&info("a", first))
+            .is_ok());
+        assert!(plugin()
+            .in_worker(w.clone())
+            .activate(&info("b", first))
+            .is_ok());
+        let err = plugin()
+            .in_worker(w.clone())
+            .activate(&info("c", second))
+            .expect_err("a mod of the other side joined the worker");
+        assert!(
+            err.contains("a worker shared by a person's mod and an organization's is refused"),
+            "{err}"
+        );
+    }
+}
+
 /// What the compiled `catch` calls cannot be replaced, shadowed or named by the mod.
 #[test]
 fn the_caught_hook_cannot_be_replaced_or_shadowed() {

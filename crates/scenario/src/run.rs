@@ -31,6 +31,13 @@ pub struct RunOptions {
     pub managed: Option<PathBuf>,
     /// `--compare`: also run each scenario unseated and report what sec-default changed.
     pub compare: bool,
+    /// Lets scripted plugins of a person and of the organization share a `worker`, as
+    /// an embedding program's Rust plugins may (SPEC §1.1: a batch under `prepend` may
+    /// hold a person's plugin), so that the security default's handling of such
+    /// batches stays tested. `sec-default test` never sets it: in a scenario file such a
+    /// worker is bad input (SCENARIOS.md "Mods", SPEC §6 "Workers"); mods are refused
+    /// it either way (by [`mods::SharedWorker`]).
+    pub embedder_batches: bool,
 }
 
 /// Why a scenario could not be set up (bad input: exit code 2).
@@ -62,6 +69,52 @@ pub enum SetupError {
         /// The folder and why it is not a mod, or why its options do not fit.
         message: String,
     },
+    /// A `worker` shared by a person's plugin (`user`) and an organization's (`prepend`,
+    /// `append`): refused (SCENARIOS.md "Mods", SPEC §6 "Workers").
+    #[error("{pointer}: {message}")]
+    SharedWorker {
+        /// Where, as a JSON pointer within the scenario (`/plugins/<i>/worker`).
+        pointer: String,
+        /// The worker, and the two plugins on either side.
+        message: String,
+    },
+}
+
+/// Refuses a `worker` shared by a person's plugin and an organization's (SPEC §6
+/// "Workers" **\[decision\]**), naming the second plugin's entry and the first's id.
+///
+/// # Errors
+///
+/// [`SetupError::SharedWorker`] at the first plugin that joins a worker of the other
+/// side.
+fn check_workers(loaded: &LoadedScenario, sc: &Scenario) -> Result<(), SetupError> {
+    let person = |t: Tier| t == Tier::User;
+    let mut first: std::collections::HashMap<&str, &crate::format::PluginSpec> =
+        std::collections::HashMap::new();
+    for (i, p) in sc.plugins.iter().enumerate() {
+        let Some(w) = p.worker.as_deref() else {
+            continue;
+        };
+        match first.get(w) {
+            None => {
+                first.insert(w, p);
+            }
+            Some(q) if person(q.tier) != person(p.tier) => {
+                return Err(SetupError::SharedWorker {
+                    pointer: format!("{}/plugins/{i}/worker", loaded.pointer()),
+                    message: format!(
+                        "worker {w:?} is shared by {} ({}) and {} ({}): a worker shared by a person's plugin and an organization's is refused (SPEC §6 Workers)",
+                        q.id,
+                        q.tier,
+                        p.id,
+                        p.tier
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// One failed expectation.
@@ -413,11 +466,24 @@ impl World {
             hook_timeout: config.hook_timeout,
             ..mods::HostConfig::default()
         };
+        if !options.embedder_batches {
+            check_workers(loaded, sc)?;
+        }
+        let mut workers: std::collections::HashMap<String, mods::SharedWorker> =
+            std::collections::HashMap::new();
         let mut plugins = Vec::with_capacity(sc.plugins.len());
         for (i, p) in sc.plugins.iter().enumerate() {
             let strip = twin == Twin::NoUserHooks && p.tier == Tier::User;
             let listed = match &p.path {
-                Some(path) => mod_plugin(loaded, i, p, path, &host, strip, &ran)?,
+                Some(_) => {
+                    let shared = p.worker.as_ref().map(|w| {
+                        workers
+                            .entry(w.clone())
+                            .or_insert_with(|| mods::SharedWorker::new(w))
+                            .clone()
+                    });
+                    mod_plugin(loaded, i, p, &host, shared, strip, &ran)?
+                }
                 None => Listed::from(scripted_plugin(p, &ran, strip)),
             };
             plugins.push(listed);
@@ -595,11 +661,12 @@ fn mod_plugin(
     loaded: &LoadedScenario,
     i: usize,
     spec: &crate::format::PluginSpec,
-    path: &str,
     host: &mods::HostConfig,
+    shared: Option<mods::SharedWorker>,
     strip_hooks: bool,
     ran: &Arc<Mutex<Vec<String>>>,
 ) -> Result<Listed, SetupError> {
+    let path = spec.path.as_deref().unwrap_or_default();
     let folder = loaded
         .file
         .parent()
@@ -638,7 +705,13 @@ fn mod_plugin(
     let options = spec.options.clone().unwrap_or_default();
     let (ran, id) = (Arc::clone(ran), spec.id.clone());
     let plugin = match mods::ModPlugin::new(source, &options, host.clone()) {
-        Ok(p) => p.observed(move || note_ran(&ran, &id)),
+        Ok(p) => {
+            let p = p.observed(move || note_ran(&ran, &id));
+            match shared {
+                Some(w) => p.in_worker(w),
+                None => p,
+            }
+        }
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
     Ok(Listed::module(info, Arc::new(ModModule(plugin))))
@@ -654,6 +727,10 @@ impl session::Activate for ModModule {
 
     fn take_crash(&self) -> Option<String> {
         self.0.take_crash()
+    }
+
+    fn take_restart(&self) -> Option<String> {
+        self.0.take_restart()
     }
 }
 

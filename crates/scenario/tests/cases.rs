@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run_dir;
+use common::{root, run_dir, run_dir_with};
 
 #[test]
 fn shared_cases_admission() {
@@ -60,4 +60,28 @@ fn regressions_found_by_the_properties() {
 #[test]
 fn adversarial_scenarios_against_every_hold() {
     run_dir("examples/scenarios/adversary");
+}
+
+/// SPEC §1.1: a batch under `prepend` may hold a person's plugin when the embedding
+/// program puts the two in one worker (its Rust plugins may); the security default
+/// still finds the person's member (§3.6 step 2). Scenario files may not say so
+/// (SCENARIOS.md "Mods"): the same files are bad input to `sec-default test`.
+#[test]
+fn batches_an_embedder_makes_across_a_person_and_the_organization() {
+    const DIR: &str = "crates/scenario/tests/fixtures/embedder-batches";
+    run_dir_with(DIR, true);
+    let loaded = scenario::load_paths(&[root().join(DIR)]).expect("the fixtures load");
+    for l in &loaded {
+        match scenario::run::run_scenario(l, &scenario::run::RunOptions::default()) {
+            Err(scenario::run::SetupError::SharedWorker { pointer, message }) => {
+                assert!(pointer.ends_with("/worker"), "{pointer}");
+                assert!(message.contains("is refused"), "{message}");
+            }
+            other => panic!(
+                "{}: not refused: {:?}",
+                l.file.display(),
+                other.map(|r| r.name)
+            ),
+        }
+    }
 }

@@ -14,6 +14,7 @@ fn failures(text: &str) -> Vec<String> {
             &RunOptions {
                 managed: None,
                 compare: true,
+                embedder_batches: false,
             },
         )
         .unwrap();

@@ -541,6 +541,21 @@ impl Session {
                     );
                 }
             }
+            // Torn down with a module it shares its worker with: started afresh, no
+            // crash counted (unless it was unloaded, or stays failed, meanwhile).
+            while let Some(why) = module.take_restart() {
+                let n = self.crashes.lock().get(&p.info.id).copied().unwrap_or(0);
+                if n >= CRASHES_TO_UNLOAD || self.engine.plugin(&p.info.id).is_none() {
+                    continue;
+                }
+                let name = fnhooks::escaped(&p.info.name);
+                let why = fnhooks::escaped_line(&why);
+                self.core.engine_line(
+                    fnhooks::Channel::Debug,
+                    format!("{name}'s worker was torn down by a plugin it shares it with ({why}); started afresh"),
+                );
+                let _ = self.admit(p, true).await;
+            }
         }
     }
 

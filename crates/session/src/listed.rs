@@ -27,6 +27,14 @@ pub trait Activate: Send + Sync + 'static {
     fn take_crash(&self) -> Option<String> {
         None
     }
+
+    /// The oldest teardown of a worker the module shares with others that another
+    /// module's run brought about, not taken yet, and why (SPEC §6 "Workers"): the
+    /// session admits the module again and counts no crash against it. `None` for a
+    /// module that shares no worker.
+    fn take_restart(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A closure activates a module: `|info| Ok(registrations)`.

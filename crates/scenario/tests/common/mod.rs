@@ -10,8 +10,13 @@ pub(crate) fn root() -> PathBuf {
 
 /// Runs every scenario under `dir` (relative to the workspace root), seated and with
 /// `--compare`, and fails listing every failure with its path relative to the root.
-#[allow(clippy::panic)]
 pub(crate) fn run_dir(rel: &str) {
+    run_dir_with(rel, false);
+}
+
+/// [`run_dir`], with [`RunOptions::embedder_batches`] as given.
+#[allow(clippy::panic)]
+pub(crate) fn run_dir_with(rel: &str, embedder_batches: bool) {
     let dir = root().join(rel);
     let loaded = scenario::load_paths(&[dir]).unwrap_or_else(|e| panic!("{e}"));
     assert!(!loaded.is_empty(), "no scenario under {rel}");
@@ -22,6 +27,7 @@ pub(crate) fn run_dir(rel: &str) {
             &RunOptions {
                 managed: None,
                 compare: true,
+                embedder_batches,
             },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", l.file.display()));

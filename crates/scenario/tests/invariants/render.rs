@@ -191,8 +191,11 @@ fn plugin_json(p: &PluginGen) -> Value {
         o.insert("name".into(), json!(n));
     }
     o.insert("tier".into(), json!(p.tier));
+    // A worker is a person's or the organization's: one shared across the two is bad
+    // input (SPEC §6 "Workers"), so each side's workers have names of their own.
     if let Some(w) = p.worker {
-        o.insert("worker".into(), json!(format!("w{w}")));
+        let side = if p.tier == Tier::User { "w" } else { "org-w" };
+        o.insert("worker".into(), json!(format!("{side}{w}")));
     }
     o.insert("hooks".into(), json!(hooks));
     Value::Object(o)
