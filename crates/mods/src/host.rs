@@ -143,9 +143,11 @@ pub(crate) enum PumpError {
 
 /// The engine's own errors when a runtime hits its caps (QuickJS): a hook that meets
 /// one uncaught crashes its worker (SPEC §6 "Limits").
-const CAP_ERRORS: [(&str, &str); 2] = [
+const CAP_ERRORS: [(&str, &str); 3] = [
     ("InternalError: out of memory", "memory"),
     ("RangeError: Maximum call stack size exceeded", "stack"),
+    // The regular-expression compiler's own stack check.
+    ("SyntaxError: stack overflow", "stack"),
 ];
 
 /// Which cap a thrown message says the runtime hit.
@@ -612,6 +614,8 @@ impl Host {
             )
             .map_err(js)?;
             host.set("caughtHook", crate::load::caught::CAUGHT_HOOK)
+                .map_err(js)?;
+            host.set("capTake", crate::load::caught::CAP_TAKE)
                 .map_err(js)?;
             host.set("pluginName", plugin_name).map_err(js)?;
             host.set("pluginRoot", root).map_err(js)?;

@@ -506,13 +506,10 @@ fn spins_in_tojson_getters_and_thenables_are_interrupted() {
 fn odd_answers_and_throws_fail_the_hook_and_never_panic() {
     let hooks: Vec<(String, String)> = [
         ("cyclic", "() => { const o = {}; o.o = o; return o; }"),
-        ("deep", "() => { let o = {}; for (let i = 0; i < 5000; i++) o = { o }; return o; }"),
         ("bigint", "() => ({ n: 1n })"),
         ("symbol", "() => Symbol('s')"),
         ("function", "() => () => 1"),
         ("tojsonThrows", "() => ({ toJSON() { throw new Error('no'); } })"),
-        ("tojsonRecurses", "() => ({ toJSON() { return { x: this }; } })"),
-        ("tojsonDeep", "() => ({ toJSON: function f() { return { x: { toJSON: f } }; } })"),
         ("thenThrows", "() => ({ then() { throw 'bad then'; } })"),
         ("thenGetterThrows", "() => ({ get then() { throw 'bad getter'; } })"),
         ("thenTwice", "() => ({ then(ok, bad) { ok({ text: 'one' }); bad('two'); ok({ text: 'three' }); } })"),
@@ -552,6 +549,44 @@ fn odd_answers_and_throws_fail_the_hook_and_never_panic() {
             continue;
         }
         assert_eq!(a["caught"], json!("throw"), "{n}: {a}");
+    }
+}
+
+/// An answer nested past the stack cap hits the cap when it is written out: the worker
+/// is torn down (SPEC §6 "Limits", whatever caught it), so the hook's own `.catch`, in
+/// that worker, cannot answer; the chain's answer stands. A shallower one comes through.
+#[test]
+fn an_answer_nested_past_the_stack_cap_crashes_the_worker() {
+    let nested = |depth: usize| {
+        format!(
+            "() => {{ let o = {{}}; for (let i = 0; i < {depth}; i++) o = {{ o }}; return o; }}"
+        )
+    };
+    for (hook, crashes) in [
+        (nested(5000), true),
+        // A toJSON that recurses without end.
+        (
+            "() => ({ toJSON() { return { x: this }; } })".to_owned(),
+            true,
+        ),
+        (
+            "() => ({ toJSON: function f() { return { x: { toJSON: f } }; } })".to_owned(),
+            true,
+        ),
+        (nested(100), false),
+    ] {
+        let js = caught_plugin(&[("prompt.section", &hook)]);
+        let a = within(30, move || {
+            let (engine, _) = engine();
+            engine.seat(js_plugin("m", Tier::User, &js));
+            raise(&engine, "prompt.section", json!({}))
+        })
+        .unwrap();
+        if crashes {
+            assert_eq!(*a, json!({"core": true}), "{a}");
+        } else {
+            assert!(a.get("o").is_some(), "{a}");
+        }
     }
 }
 
@@ -1104,6 +1139,16 @@ fn every_way_to_swallow_a_cap_hit_crashes_the_worker() {
             "json-reviver",
             "() => { JSON.parse('[1]', (k, v) => { try { HIT; } catch (_) {} return v; }); return { text: 'survived' }; }",
         ),
+        // Found by the adversarial pass (issue #13): prepareStackTrace rewriting the
+        // engine's error before any catch; a job's exception, which the engine drops.
+        (
+            "prepare-stack-trace-rewrites",
+            "() => { Error.prepareStackTrace = (err) => { err.message = 'benign'; Object.setPrototypeOf(err, Error.prototype); return 'x'; }; try { HIT; } catch (_) {} return { text: 'survived' }; }",
+        ),
+        (
+            "finalization-registry",
+            "async () => { const r = new FinalizationRegistry(() => { HIT; }); r.register({}, 1); for (let i = 0; i < 5; i++) await null; return { text: 'survived' }; }",
+        ),
     ];
     // The control: a plain error, swallowed the same ways, leaves the answer standing.
     const PLAIN: &str = "(() => { throw new Error('plain'); })()";
@@ -1167,6 +1212,73 @@ fn a_shared_worker_takes_mods_of_one_side_only() {
             "{err}"
         );
     }
+}
+
+/// Found by the adversarial pass (issue #13): recursion whose own `finally` discards
+/// the error, so that at the cap the check's call overflows again and is discarded too.
+/// The call-free check in the compiled `catch` sees it all the same; the control
+/// discards a plain error the same way and answers.
+#[test]
+fn a_stack_cap_hit_a_finally_discards_at_the_cap_crashes_the_worker() {
+    for (name, body, crashes) in [
+        (
+            "finally-return",
+            "function g() { try { g(); } finally { return 0; } } g();",
+            true,
+        ),
+        (
+            "label-break",
+            "function g() { L: try { g(); } finally { break L; } return 0; } g();",
+            true,
+        ),
+        (
+            "control",
+            "function g() { try { throw new Error('x'); } finally { return 0; } } g();",
+            false,
+        ),
+    ] {
+        let js = format!(
+            "export function register(on) {{ on('prompt.section', () => {{ {body} return {{ text: 'survived' }}; }}); }}"
+        );
+        let a = within(30, move || {
+            let (engine, _) = engine();
+            engine.seat(js_plugin("m", Tier::User, &js));
+            raise(&engine, "prompt.section", json!({"text": "t"}))
+        })
+        .unwrap();
+        let want = if crashes {
+            json!({"text": "t", "core": true})
+        } else {
+            json!({"text": "survived"})
+        };
+        assert_eq!(*a, want, "{name}: {a}");
+    }
+}
+
+/// The engine would run `Error.prepareStackTrace` on its own cap errors before any
+/// catch, and drop what it (or `stackTraceLimit`'s conversion) throws: neither is
+/// honoured for a mod's callback or object; a number still sets the limit.
+#[test]
+fn stack_trace_hooks_cannot_touch_the_engines_errors() {
+    let a = probe(
+        "",
+        r#"() => {
+            let called = false;
+            Error.prepareStackTrace = () => { called = true; return 'mine'; };
+            const stack = new Error('x').stack;
+            Error.stackTraceLimit = { valueOf() { called = true; return 1; } };
+            const limitAfterObject = typeof Error.stackTraceLimit;
+            Error.stackTraceLimit = 3;
+            return { text: JSON.stringify({ called, stackIsMine: stack === 'mine', limitAfterObject, limit: Error.stackTraceLimit }) };
+        }"#,
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(a["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        out,
+        json!({"called": false, "stackIsMine": false, "limitAfterObject": "number", "limit": 3}),
+        "{a}"
+    );
 }
 
 /// What the compiled `catch` calls cannot be replaced, shadowed or named by the mod.

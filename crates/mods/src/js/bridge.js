@@ -29,7 +29,7 @@
   const RegExpCtor = RegExp;
   const apply = Reflect.apply;
   const isRegExp = (v) => {
-    try { RegExpProto.exec.call(v, ''); return true; } catch (_) { return false; }
+    try { RegExpProto.exec.call(v, ''); return true; } catch (err) { noteCap(err); return false; }
   };
   const answered = new Set(answeredOps);
 
@@ -39,6 +39,7 @@
   // to noteCap first. It allocates nothing (a runtime at its memory cap may have no byte
   // to give), so it can run where the error was thrown; `take` tells Rust.
   const RangeErrorProto = RangeError.prototype;
+  const SyntaxErrorProto = SyntaxError.prototype;
   const InternalErrorProto = typeof InternalError === 'function' ? InternalError.prototype : null;
   const ArrayBufferCtor = ArrayBuffer;
   let capHit = '';
@@ -53,10 +54,32 @@
     const p = getPrototypeOf(err);
     if (p === RangeErrorProto) {
       if (err.message === 'Maximum call stack size exceeded') capHit = 'stack';
+    } else if (p === SyntaxErrorProto) {
+      // The regular-expression compiler's own stack check.
+      if (err.message === 'stack overflow') capHit = 'stack';
     } else if (p === InternalErrorProto && p !== null) {
       const m = err.message;
       if (m === 'out of memory' || m === 'out of memory in regexp execution') capHit = 'memory';
     }
+  }
+  // Each compiled module's own slot (crates/mods/src/load/caught.rs): its catch clauses
+  // store 1 (stack) or 2 (memory) there with no call; `take` reads every slot.
+  const capSlots = [];
+  function capTake() {
+    const slot = new Uint8Array(1);
+    push(capSlots, slot);
+    return slot;
+  }
+  function slotsHit() {
+    let hit = '';
+    for (let i = 0; i < capSlots.length; i++) {
+      const v = capSlots[i][0];
+      if (v !== 0) {
+        capSlots[i][0] = 0;
+        if (hit === '') hit = v === 2 ? 'memory' : 'stack';
+      }
+    }
+    return hit;
   }
   const nativeThen = P.prototype.then;
   defineProperty(P.prototype, 'then', {
@@ -94,7 +117,8 @@
         return name + ': ' + String(err.message);
       }
       return String(err);
-    } catch (_) {
+    } catch (inner) {
+      noteCap(inner);
       return 'a value that cannot be printed';
     }
   }
@@ -103,7 +127,8 @@
     try {
       return err !== null && typeof err === 'object' && typeof err.stack === 'string'
         ? err.stack : '';
-    } catch (_) {
+    } catch (inner) {
+      noteCap(inner);
       return '';
     }
   }
@@ -334,8 +359,9 @@
     try {
       text = stringify(v);
     } catch (err) {
-      // The bridge's own walk of the answer (an answer nested past the stack cap is
-      // not JSON, and fails the hook as invalid; the mod caught nothing).
+      // The bridge's own walk of the answer: a cap hit there (an answer nested past the
+      // stack cap, a toJSON that recurses) is a cap hit of the hook's all the same.
+      noteCap(err);
       send(call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '');
       return;
     }
@@ -453,6 +479,8 @@
 
   // The outbox; a cap hit since the last take, as kind 7 with a = the cap.
   function take() {
+    const slot = slotsHit();
+    if (capHit === '') capHit = slot;
     if (capHit !== '') {
       send(0, 7, 0, capHit, '');
       capHit = '';
@@ -574,6 +602,47 @@
   // What the compiled `catch` clauses call (crates/mods/src/load/caught.rs); the mod
   // can neither replace it nor name it.
   defineProperty(g, host.caughtHook, { value: noteCap, writable: false, configurable: false });
+  defineProperty(g, host.capTake, { value: capTake, writable: false, configurable: false });
+  // The engine runs Error.prepareStackTrace on its own cap errors before any catch (it
+  // could rewrite them), and discards what it or stackTraceLimit's conversion throws: a
+  // mod's callback is not honoured, and stackTraceLimit takes numbers only.
+  const limitDesc = O.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+  const setLimit = limitDesc !== undefined ? limitDesc.set : undefined;
+  const getLimit = limitDesc !== undefined ? limitDesc.get : undefined;
+  defineProperty(Error, 'prepareStackTrace', {
+    get() { return undefined; },
+    set(_) { /* not honoured (SPEC §6 "Limits") */ },
+    enumerable: false,
+    configurable: false,
+  });
+  defineProperty(Error, 'stackTraceLimit', {
+    get() { return getLimit !== undefined ? apply(getLimit, Error, []) : 10; },
+    set(v) { if (typeof v === 'number' && setLimit !== undefined) apply(setLimit, Error, [v]); },
+    enumerable: false,
+    configurable: false,
+  });
+  // A FinalizationRegistry callback runs as a job of its own, whose exception the engine
+  // drops: what it throws is checked first.
+  if (typeof FinalizationRegistry === 'function') {
+    const FR = FinalizationRegistry;
+    const Registry = class FinalizationRegistry extends FR {
+      constructor(cleanup) {
+        if (typeof cleanup !== 'function') {
+          super(cleanup);
+          return;
+        }
+        super(function (held) {
+          try {
+            return cleanup(held);
+          } catch (err) {
+            noteCap(err);
+            throw err;
+          }
+        });
+      }
+    };
+    define('FinalizationRegistry', Registry);
+  }
 
   class AbortSignalImpl {
     constructor() { this.aborted = false; this.reason = undefined; this.onabort = null; this._l = []; }
@@ -745,7 +814,7 @@
       for (const part of s.split('&')) {
         if (part === '') continue;
         const at = part.indexOf('=');
-        const dec = (x) => { try { return decodeURIComponent(x.replace(/\+/g, ' ')); } catch (_) { return x; } };
+        const dec = (x) => { try { return decodeURIComponent(x.replace(/\+/g, ' ')); } catch (err) { noteCap(err); return x; } };
         push(this._p, at < 0 ? [dec(part), ''] : [dec(part.slice(0, at)), dec(part.slice(at + 1))]);
       }
     }
