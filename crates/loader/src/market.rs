@@ -1,0 +1,257 @@
+//! Marketplaces (reference §5.2, §5.4): a source's kind, where a `directory` one is,
+//! where a plugin is inside one, and whether managed settings let a source be used.
+
+use policy::PluginId;
+use serde_json::{Map, Value};
+use std::path::{Component, Path, PathBuf};
+
+/// A marketplace source's kind (`directory`, `github`, `git`, `npm`, `url`, `file`,
+/// `settings`, ...): its `source` field.
+pub(crate) fn kind(source: &Value) -> Option<&str> {
+    source.get("source").and_then(Value::as_str)
+}
+
+/// `~/x` against `home`, a relative path against `base`, an absolute one as it is.
+fn resolve(path: &str, base: &Path, home: &Path) -> PathBuf {
+    if let Some(rest) = path.strip_prefix("~/") {
+        return home.join(rest);
+    }
+    if path == "~" {
+        return home.to_path_buf();
+    }
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// The folder of a `directory` marketplace.
+pub(crate) fn directory_root(source: &Value, base: &Path, home: &Path) -> Option<PathBuf> {
+    source
+        .get("path")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .map(|p| resolve(p, base, home))
+}
+
+/// Whether a relative path stays inside the folder it is joined to.
+fn stays_inside(rel: &Path) -> bool {
+    rel.components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// The folder of plugin `pid` in the marketplace at `root` (its
+/// `.claude-plugin/marketplace.json`), and whether it is read in place (a relative
+/// source) or from the cached copy of a remote one under `plugin_root`.
+pub(crate) fn plugin_folder(
+    root: &Path,
+    pid: &PluginId,
+    plugin_root: &Path,
+) -> Result<(PathBuf, bool), String> {
+    let file = root.join(".claude-plugin").join("marketplace.json");
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "marketplace {:?} does not exist: {} is missing",
+                pid.marketplace,
+                file.display()
+            )
+        } else {
+            format!("{}: cannot read: {e}", file.display())
+        }
+    })?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}:{}:{}: the marketplace is not JSON: {e}",
+            file.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    let entry = v
+        .get("plugins")
+        .and_then(Value::as_array)
+        .and_then(|ps| {
+            ps.iter()
+                .find(|p| p.get("name").and_then(Value::as_str) == Some(pid.name.as_str()))
+        })
+        .ok_or_else(|| {
+            format!(
+                "marketplace {:?} has no plugin named {:?} ({})",
+                pid.marketplace,
+                pid.name,
+                file.display()
+            )
+        })?;
+    match entry.get("source") {
+        Some(Value::String(rel)) => {
+            let plugin_root_rel = v
+                .get("metadata")
+                .and_then(|m| m.get("pluginRoot"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let rel_path = Path::new(rel);
+            let prefix = Path::new(plugin_root_rel);
+            if !stays_inside(rel_path) || !stays_inside(prefix) {
+                return Err(format!(
+                    "marketplace {:?} places {:?} outside its folder ({rel:?})",
+                    pid.marketplace, pid.name
+                ));
+            }
+            let folder = root.join(prefix).join(rel_path);
+            Ok((folder, true))
+        }
+        Some(Value::Object(_)) => {
+            let cached = plugin_root
+                .join("cache")
+                .join(&pid.marketplace)
+                .join(&pid.name);
+            if cached.join(".claude-plugin").join("plugin.json").is_file() {
+                return Ok((cached, false));
+            }
+            let mut versions: Vec<PathBuf> = std::fs::read_dir(&cached)
+                .map(|rd| {
+                    rd.filter_map(Result::ok)
+                        .map(|e| e.path())
+                        .filter(|p| p.is_dir())
+                        .collect()
+                })
+                .unwrap_or_default();
+            versions.sort();
+            versions.pop().map(|v| (v, false)).ok_or_else(|| {
+                format!(
+                    "the cached copy of {}@{} is missing ({})",
+                    pid.name,
+                    pid.marketplace,
+                    cached.display()
+                )
+            })
+        }
+        _ => Err(format!(
+            "marketplace {:?} gives {:?} no source",
+            pid.marketplace, pid.name
+        )),
+    }
+}
+
+/// Whether managed settings let a marketplace source be used (reference §5.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceCheck {
+    /// No allowlist, or the allowlist lists it; not blocked.
+    Allowed,
+    /// `strictKnownMarketplaces` (or `allowedMarketplaces`) is set and does not list it.
+    NotListed,
+    /// `blockedMarketplaces` lists it.
+    Blocked,
+}
+
+/// Whether managed settings let the marketplace `source` be used: `blockedMarketplaces`
+/// first, then `strictKnownMarketplaces` (unset: no restriction; `[]`: none may).
+/// Matching is exact (no URL normalisation); a `github` repo `owner/*` matches every
+/// repository of the owner; `hostPattern` and `pathPattern` are regular expressions
+/// on the source's host and path. Reference §5.4.
+///
+/// `managed` is the merged managed settings. A list key that is present but not an
+/// array counts as an empty allowlist (fail closed) and as no blocklist.
+#[must_use]
+pub fn source_allowed(managed: &Map<String, Value>, source: &Value) -> SourceCheck {
+    if let Some(Value::Array(blocked)) = managed.get("blockedMarketplaces") {
+        if blocked
+            .iter()
+            .any(|entry| matches_entry(entry, source, true))
+        {
+            return SourceCheck::Blocked;
+        }
+    }
+    let allow = managed
+        .get("strictKnownMarketplaces")
+        .or_else(|| managed.get("allowedMarketplaces"));
+    match allow {
+        None => SourceCheck::Allowed,
+        Some(Value::Array(list)) if list.iter().any(|e| matches_entry(e, source, false)) => {
+            SourceCheck::Allowed
+        }
+        Some(_) => SourceCheck::NotListed,
+    }
+}
+
+fn field<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get(k).and_then(Value::as_str)
+}
+
+/// The host of a `github` source (`github.com`) or of a `git`/`url` source's URL.
+fn host_of(source: &Value) -> Option<String> {
+    match kind(source)? {
+        "github" => Some("github.com".to_owned()),
+        "git" | "url" => {
+            let u = field(source, "url")?;
+            let after = u.split_once("://").map_or(u, |(_, r)| r);
+            let after = after.split_once('@').map_or(after, |(_, r)| r);
+            let host = after
+                .split(['/', ':'])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            (!host.is_empty()).then_some(host)
+        }
+        _ => None,
+    }
+}
+
+fn regex_matches(pattern: &str, text: &str) -> bool {
+    regex_automata::meta::Regex::new(pattern).is_ok_and(|re| re.is_match(text))
+}
+
+/// Whether allowlist (or blocklist, `loose`) entry `entry` matches `source`.
+fn matches_entry(entry: &Value, source: &Value, loose: bool) -> bool {
+    let Some(ek) = kind(entry) else {
+        return false;
+    };
+    match ek {
+        "hostPattern" => field(entry, "hostPattern")
+            .zip(host_of(source))
+            .is_some_and(|(p, h)| regex_matches(p, &h)),
+        "pathPattern" => field(entry, "pathPattern")
+            .zip(field(source, "path"))
+            .is_some_and(|(p, path)| regex_matches(p, path)),
+        _ if Some(ek) != kind(source) => false,
+        "github" => {
+            let (Some(want), Some(have)) = (field(entry, "repo"), field(source, "repo")) else {
+                return false;
+            };
+            let repo_ok = match want.strip_suffix("/*") {
+                Some(owner) => have
+                    .split_once('/')
+                    .is_some_and(|(o, _)| o.eq_ignore_ascii_case(owner)),
+                None if loose => want.eq_ignore_ascii_case(have),
+                None => want == have,
+            };
+            repo_ok
+                && same_optional(entry, source, "ref", loose)
+                && same_optional(entry, source, "path", loose)
+        }
+        "git" | "url" => {
+            field(entry, "url").is_some()
+                && field(entry, "url") == field(source, "url")
+                && same_optional(entry, source, "ref", loose)
+                && same_optional(entry, source, "path", loose)
+        }
+        "npm" => {
+            field(entry, "package").is_some() && field(entry, "package") == field(source, "package")
+        }
+        "directory" | "file" => {
+            field(entry, "path").is_some() && field(entry, "path") == field(source, "path")
+        }
+        _ => false,
+    }
+}
+
+/// `ref` / `path`: both absent or equal; a blocklist entry without one matches all.
+fn same_optional(entry: &Value, source: &Value, k: &str, loose: bool) -> bool {
+    match (field(entry, k), field(source, k)) {
+        (None, _) if loose => true,
+        (a, b) => a == b,
+    }
+}
