@@ -176,10 +176,8 @@ pub(crate) struct Host {
     ctx: Context,
     // The worker's runtime outlives the context (declared after it: dropped after it).
     wr: Arc<WorkerRuntime>,
-    deadline: Arc<Deadline>,
     calls: Arc<Mutex<Calls>>,
     source: Arc<ModSource>,
-    worker: Arc<Worker>,
     crashes: Arc<CrashLog>,
     crash_told: AtomicBool,
     pub(crate) config: HostConfig,
@@ -525,8 +523,6 @@ impl Host {
             .insert(ctx.as_raw().as_ptr().addr(), Arc::clone(&source));
         let host = Arc::new(Host {
             ctx,
-            deadline: Arc::clone(&wr.deadline),
-            worker: Arc::clone(&wr.worker),
             wr: Arc::clone(&wr),
             calls: Arc::new(Mutex::new(Calls::default())),
             source,
@@ -559,7 +555,7 @@ impl Host {
     fn install(&self, plugin_name: &str) -> Result<(), String> {
         let calls_o = Arc::clone(&self.calls);
         let calls_t = Arc::clone(&self.calls);
-        let epoch = self.deadline.epoch;
+        let epoch = self.wr.deadline.epoch;
         let root = self.source.root.to_string_lossy().into_owned();
         let extra: Vec<String> = ANSWERED_OPS
             .iter()
@@ -633,7 +629,7 @@ impl Host {
         let entry = self.source.entry.clone();
         let timeout = self.config.hook_timeout;
         let options = options.to_string();
-        self.deadline.set(timeout);
+        self.wr.deadline.set(timeout);
         let out = self.ctx.with(|ctx| -> Result<String, String> {
             let module = Module::declare(ctx.clone(), entry.as_str(), self.entry_js())
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
@@ -673,7 +669,7 @@ impl Host {
                 .unwrap_or(Ok(String::new()))
                 .map_err(|e| self.failure(&ctx, &e, "register threw"))
         });
-        self.deadline.clear();
+        self.wr.deadline.clear();
         let text = out?;
         serde_json::from_str(&text).map_err(|e| format!("{}: the registrations: {e}", entry))
     }
@@ -695,7 +691,7 @@ impl Host {
         loop {
             match promise.state() {
                 PromiseState::Resolved => return Ok(()),
-                PromiseState::Rejected if self.deadline.fired.load(Ordering::Relaxed) => {
+                PromiseState::Rejected if self.wr.deadline.fired.load(Ordering::Relaxed) => {
                     return Err(self.timeout_line(what));
                 }
                 PromiseState::Rejected => {
@@ -709,11 +705,11 @@ impl Host {
                 }
                 PromiseState::Pending => {}
             }
-            if self.deadline.fired.load(Ordering::Relaxed) || self.deadline.passed() {
+            if self.wr.deadline.fired.load(Ordering::Relaxed) || self.wr.deadline.passed() {
                 return Err(self.timeout_line(what));
             }
             if !ctx.execute_pending_job() {
-                if self.deadline.fired.load(Ordering::Relaxed) {
+                if self.wr.deadline.fired.load(Ordering::Relaxed) {
                     return Err(self.timeout_line(what));
                 }
                 return Err(self.line(
@@ -735,7 +731,7 @@ impl Host {
 
     /// The line for an exception thrown at load.
     fn failure(&self, ctx: &Ctx<'_>, e: &rquickjs::Error, what: &str) -> String {
-        if self.deadline.fired.load(Ordering::Relaxed) {
+        if self.wr.deadline.fired.load(Ordering::Relaxed) {
             return self.timeout_line(what);
         }
         let (message, stack) = caught(ctx, e);
@@ -796,22 +792,23 @@ impl Host {
             calls.mail.remove(&id);
             calls.nexts.remove(&id);
         }
-        if !in_js || self.worker.is_dead() {
+        if !in_js || self.wr.worker.is_dead() {
             return;
         }
         let host = Arc::clone(self);
-        self.worker.post(move || {
+        self.wr.worker.post(move || {
             // Never into JavaScript without a deadline: the mod may have replaced what
             // the bridge calls.
-            host.deadline
+            host.wr
+                .deadline
                 .set(host.config.hook_timeout.min(CLOSE_BUDGET));
             host.ctx.with(|ctx| {
                 if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
                     let _ = f.call::<_, Value>((id,));
                 }
             });
-            host.deadline.clear();
-            host.deadline.fired.store(false, Ordering::Relaxed);
+            host.wr.deadline.clear();
+            host.wr.deadline.fired.store(false, Ordering::Relaxed);
         });
     }
 
@@ -840,7 +837,7 @@ impl Host {
 
     /// Why the worker was torn down, if it was.
     pub(crate) fn crashed(&self) -> Option<String> {
-        self.worker.dead()
+        self.wr.worker.dead()
     }
 
     /// Tears the worker down (SPEC §6 "Limits"), this mod's run the cause: every run in
@@ -853,7 +850,7 @@ impl Host {
     /// run when its own watchdog fired).
     fn crash_down(&self, down: crate::worker::Down) -> String {
         self.wr.teardown(down.why.clone(), Some(self), down.mine);
-        self.worker.dead().unwrap_or(down.why)
+        self.wr.worker.dead().unwrap_or(down.why)
     }
 
     /// The worker was torn down (`own`: by this mod's run): the runs in flight fail.
@@ -886,7 +883,7 @@ impl Host {
     ) -> impl std::future::Future<Output = (Duration, Result<(), PumpError>)> + Send + 'static {
         let host = Arc::clone(self);
         let left = self.config.hook_timeout.saturating_sub(used);
-        let job = self.worker.run(left, move || {
+        let job = self.wr.worker.run(left, move || {
             let mut used = used;
             let out = host.pump_here(&mut used, enter);
             (used, out)
@@ -913,17 +910,17 @@ impl Host {
     ) -> Result<(), PumpError> {
         let left = self.config.hook_timeout.saturating_sub(*used);
         let began = Instant::now();
-        self.deadline.set(left);
+        self.wr.deadline.set(left);
         type Outbox = (Vec<(u32, Msg)>, Option<&'static str>);
         let out = self.ctx.with(|ctx| -> Result<Outbox, PumpError> {
             let bridge = bridge_of(&ctx).map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
             if let Err(e) = enter(&ctx, &bridge) {
-                if !self.deadline.fired.load(Ordering::Relaxed) {
+                if !self.wr.deadline.fired.load(Ordering::Relaxed) {
                     return Err(PumpError::Js(caught(&ctx, &e).0));
                 }
             }
             loop {
-                if self.deadline.fired.load(Ordering::Relaxed) || !ctx.execute_pending_job() {
+                if self.wr.deadline.fired.load(Ordering::Relaxed) || !ctx.execute_pending_job() {
                     break;
                 }
             }
@@ -935,9 +932,9 @@ impl Host {
                 .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
             Ok(read_outbox(&out))
         });
-        self.deadline.clear();
+        self.wr.deadline.clear();
         *used += began.elapsed();
-        let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
+        let fired = self.wr.deadline.fired.swap(false, Ordering::Relaxed);
         let (msgs, caught) = match out {
             Err(PumpError::Js(m)) => match cap_hit(&m) {
                 Some(cap) => {
@@ -1025,6 +1022,7 @@ impl Host {
             let host = Arc::clone(self);
             let s = s.to_owned();
             match self
+                .wr
                 .worker
                 .run_blocking(left, move || host.test_regexp(left, i, &s))
             {
@@ -1040,15 +1038,15 @@ impl Host {
 
     /// One RegExp test of the matcher, on the worker, within `left`.
     fn test_regexp(&self, left: Duration, i: u32, s: &str) -> bool {
-        self.deadline.set(left);
+        self.wr.deadline.set(left);
         let out = self.ctx.with(|ctx| {
             bridge_of(&ctx)
                 .and_then(|b| b.get::<_, Function>("testRegExp"))
                 .and_then(|f| f.call::<_, bool>((i, s)))
                 .unwrap_or(false)
         });
-        let fired = self.deadline.fired.swap(false, Ordering::Relaxed);
-        self.deadline.clear();
+        let fired = self.wr.deadline.fired.swap(false, Ordering::Relaxed);
+        self.wr.deadline.clear();
         out && !fired
     }
 
@@ -1056,7 +1054,8 @@ impl Host {
     /// worker is dead).
     pub(crate) fn memory_used(self: &Arc<Self>) -> i64 {
         let host = Arc::clone(self);
-        self.worker
+        self.wr
+            .worker
             .run_blocking(self.config.hook_timeout, move || {
                 host.wr.rt.memory_usage().memory_used_size
             })
