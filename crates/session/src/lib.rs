@@ -237,6 +237,26 @@ struct SeatState {
     prepend_plugins: Option<Vec<String>>,
 }
 
+/// An organization's module that could not be loaded, as it stands in the chain (issue
+/// #14, SPEC §1.8): its info, and one `tool.check` hook that fails (kind `error`, the
+/// load line as its message) without calling `next`, so the engine makes it the
+/// unchecked deny naming the plugin.
+fn unloaded_org_module(listed: &Plugin, why: &str) -> Plugin {
+    let why: Arc<str> = Arc::from(why);
+    Plugin::new(listed.info.clone()).with(fnhooks::Registration::on(
+        names::TOOL_CHECK,
+        move |_cx: fnhooks::Cx, _e: Event, _next: fnhooks::Next| {
+            let why = Arc::clone(&why);
+            async move {
+                Err::<Value, _>(fnhooks::HookError::Failed(fnhooks::HookFailure::new(
+                    fnhooks::FailureKind::Error,
+                    why.as_ref(),
+                )))
+            }
+        },
+    ))
+}
+
 /// The admission answer of a module whose id was taken (SPEC §3.9 `{refuse}`).
 fn taken_refusal(why: &str) -> Value {
     let mut refused = Map::new();
@@ -446,7 +466,24 @@ impl Session {
             let line = fnhooks::escaped_line(why);
             self.core
                 .engine_line(fnhooks::Channel::Debug, line.as_str().to_owned());
-            self.engine.unseat(&p.info.id);
+            if matches!(p.info.tier, Tier::Prepend | Tier::Append) {
+                // Issue #14, SPEC §1.8: the organization's module is policy; one that
+                // could not be loaded does not drop out. Its `tool.check` link stands,
+                // failing at once, so every call it would have checked is the unchecked
+                // deny that names it.
+                let name = fnhooks::escaped(&p.info.name);
+                self.core.engine_line(
+                    fnhooks::Channel::Screen,
+                    format!(
+                        "{name}, a plugin of your organization, could not be loaded; every call it would check is denied ({})",
+                        line.as_str()
+                    ),
+                );
+                self.engine
+                    .seat(unloaded_org_module(&p.plugin, line.as_str()));
+            } else {
+                self.engine.unseat(&p.info.id);
+            }
             return Ok(taken_refusal(line.as_str()).into());
         }
         let event = events::PluginRegister::event(&events::PluginRegister {
