@@ -33,6 +33,7 @@
 
 #![forbid(unsafe_code)]
 
+mod listing;
 mod market;
 
 use fnhooks::{CopySource, Tier};
@@ -41,6 +42,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use listing::{list, list_with, options_for, Listing, Loaded, ModModule};
 pub use market::{source_allowed, SourceCheck};
 
 /// One settings source of a person (SPEC §2.1): its name and settings, and the folder
@@ -93,6 +95,12 @@ pub struct Found {
     pub is_mod: bool,
     /// Which settings source enabled it (`managed`, `user`, ..., `--plugin-dir`).
     pub enabled_by: String,
+    /// `Some(why)` for an organization's own plugin of `prependPlugins` /
+    /// `appendPlugins` whose copy could not be read (not in its marketplace, a manifest
+    /// that is not JSON, ...): it is still the organization's, so it is listed as a
+    /// module that could not be loaded, and its `tool.check` link stands as SPEC §1.8's
+    /// unchecked deny (issue #14 "Bad input": fail closed). Always `None` for a person's.
+    pub unreadable: Option<String>,
 }
 
 /// An id the settings name that does not load, and the line that says why.
@@ -138,6 +146,41 @@ struct Market {
 struct Manifest {
     name: String,
     dependencies: Vec<String>,
+}
+
+/// The managed settings the loader reads from a policy read (SPEC §2.1 "Fail closed"):
+/// the merged settings, except that a marketplace control the read could not use is in
+/// force at its strictest. Where `strictKnownMarketplaces` (`allowedMarketplaces`) or
+/// `blockedMarketplaces` was dropped whole (not an array), no marketplace is allowed
+/// (`strictKnownMarketplaces: []`): dropping it would let every marketplace in. A policy
+/// that cannot be read at all allows none the same way (what it would allow is not
+/// known); an `Err` also names no organization plugin, so none is seated.
+#[must_use]
+pub fn managed_settings(read: &Result<policy::Policy, policy::PolicyError>) -> Map<String, Value> {
+    let strictest = |mut m: Map<String, Value>| {
+        m.remove("allowedMarketplaces");
+        m.insert(
+            "strictKnownMarketplaces".to_owned(),
+            Value::Array(Vec::new()),
+        );
+        m
+    };
+    match read {
+        Err(_) => strictest(Map::new()),
+        Ok(p) => {
+            let dropped_whole = p.warnings.iter().any(|w| {
+                matches!(
+                    w.pointer.as_str(),
+                    "/strictKnownMarketplaces" | "/allowedMarketplaces" | "/blockedMarketplaces"
+                )
+            });
+            if dropped_whole {
+                strictest(p.settings.clone())
+            } else {
+                p.settings.clone()
+            }
+        }
+    }
 }
 
 const PREPEND: &str = "prependPlugins";
@@ -366,28 +409,37 @@ fn org_plugin(
     }
     let root = market::directory_root(&market.source, &market.base, inputs.home)
         .ok_or_else(|| format!("marketplace {:?} names no path", pid.marketplace))?;
-    let (folder, in_place) = market::plugin_folder(&root, &pid, inputs.plugin_root)?;
+    // From here on the id is the organization's own: a copy that cannot be read is a
+    // policy plugin that failed to load (fail closed), not an id to skip.
+    let found = |name: String, folder: PathBuf, unreadable: Option<String>| Found {
+        id: id.to_owned(),
+        name,
+        tier,
+        folder,
+        copy: CopySource::Directory,
+        in_place: true,
+        is_mod: true,
+        enabled_by: "managed".to_owned(),
+        unreadable,
+    };
+    let (folder, in_place) = match market::plugin_folder(&root, &pid, inputs.plugin_root) {
+        Ok(f) => f,
+        Err(why) => return Ok(found(pid.name.clone(), root, Some(why))),
+    };
     if !in_place {
         return Err(format!(
             "marketplace {:?} holds it only as a remote copy",
             pid.marketplace
         ));
     }
-    let manifest = manifest(&folder, &pid.name)?;
-    let is_mod = folder.join("hooks").join("hooks.json").is_file();
-    if !is_mod {
+    let manifest = match manifest(&folder, &pid.name) {
+        Ok(m) => m,
+        Err(why) => return Ok(found(pid.name.clone(), folder, Some(why))),
+    };
+    if !folder.join("hooks").join("hooks.json").is_file() {
         return Err(format!("{} holds no hooks module", folder.display()));
     }
-    Ok(Found {
-        id: id.to_owned(),
-        name: manifest.name,
-        tier,
-        folder,
-        copy: CopySource::Directory,
-        in_place: true,
-        is_mod,
-        enabled_by: "managed".to_owned(),
-    })
+    Ok(found(manifest.name, folder, None))
 }
 
 /// A person's enabled id, found (with its manifest's dependencies); else why not.
@@ -475,6 +527,7 @@ fn user_plugin(
             copy,
             in_place,
             enabled_by: by.to_owned(),
+            unreadable: None,
         },
         manifest.dependencies,
     ))
@@ -500,6 +553,7 @@ fn inline_plugin(dir: &Path) -> Result<(Found, Vec<String>), String> {
             copy: CopySource::Inline,
             in_place: true,
             enabled_by: "--plugin-dir".to_owned(),
+            unreadable: None,
         },
         manifest.dependencies,
     ))

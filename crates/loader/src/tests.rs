@@ -174,11 +174,6 @@ fn prepend_plugins_skips_every_id_that_is_not_the_organizations_own_mod() {
             }),
             "holds no hooks module",
         ),
-        (
-            "not in the marketplace",
-            Box::new(|m| m.market("managed/market", "acme", &[])),
-            "has no plugin named \"guard\"",
-        ),
     ];
     for (what, change, why) in cases {
         let mut m = org_machine();
@@ -201,6 +196,54 @@ fn prepend_plugins_skips_every_id_that_is_not_the_organizations_own_mod() {
             "{what}: {l:?}"
         );
     }
+}
+
+#[test]
+fn the_organizations_own_plugin_whose_copy_cannot_be_read_stays_listed_as_failed() {
+    // Enabled with true, in a directory marketplace managed settings name, read in
+    // place: the organization's own. A copy that cannot be read does not make it an id
+    // to skip (the session would then run without the policy it carries): it is listed,
+    // in its tier, as unreadable, with why (issue #14 "Bad input", SPEC §1.8).
+    type Change = Box<dyn Fn(&mut Machine)>;
+    let cases: Vec<(&str, Change, &str)> = vec![
+        (
+            "not in the marketplace",
+            Box::new(|m| m.market("managed/market", "acme", &[])),
+            "has no plugin named \"guard\"",
+        ),
+        (
+            "a manifest that is not JSON",
+            Box::new(|m| {
+                fs::write(
+                    m.path("managed/market/guard/.claude-plugin/plugin.json"),
+                    "{ \"name\": ",
+                )
+                .unwrap();
+            }),
+            "plugin.json:1:",
+        ),
+        (
+            "a marketplace folder that is missing",
+            Box::new(|m| fs::remove_dir_all(m.path("managed/market")).unwrap()),
+            "does not exist",
+        ),
+    ];
+    for (what, change, why) in cases {
+        let mut m = org_machine();
+        change(&mut m);
+        let plan = m.plan();
+        let found = plan.get("guard@acme").ok_or(what).unwrap();
+        assert_eq!(found.tier, Tier::Prepend, "{what}");
+        let unreadable = found.unreadable.as_deref().unwrap_or_default();
+        assert!(unreadable.contains(why), "{what}: {unreadable}");
+        assert!(lines(&plan).is_empty(), "{what}: {:?}", lines(&plan));
+    }
+    // Read whole, nothing is unreadable.
+    let plan = org_machine().plan();
+    assert_eq!(
+        plan.get("guard@acme").map(|f| f.unreadable.clone()),
+        Some(None)
+    );
 }
 
 #[test]

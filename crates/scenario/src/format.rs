@@ -62,7 +62,7 @@ pub const BEHAVIOURS: &[&str] = &[
 /// One scenario: a session set up, plugins with scripted behaviour, steps raised in
 /// order with expectations (SCENARIOS.md, the top-level object).
 ///
-/// Shape: `{name, about?, seated?, policy?, settings?, session?, plugins?, steps?}`.
+/// Shape: `{name, about?, seated?, policy?, settings?, session?, plugins?, steps?, load?}`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -90,6 +90,72 @@ pub struct Scenario {
     /// Steps, run in order after every plugin was admitted.
     #[serde(default)]
     pub steps: Vec<Step>,
+    /// Plugins the loader finds from the scenario's settings (an extension of
+    /// SCENARIOS.md, issue #14; SPEC §6 "Loading"), listed after `plugins`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadSpec>,
+}
+
+/// `load` (issue #14, SPEC §6 "Loading"): the loader runs on the scenario's managed
+/// settings (`policy`) and `settings.user`/`project`/`local`/`flag`, and the plugins it
+/// finds are loaded as the engine loads them and listed after `plugins`. In a scenario
+/// every relative path the settings give (a `directory` marketplace's `path`) resolves
+/// from the scenario file's folder, and `~/` from `session.home`.
+///
+/// Shape: `{plugin_root?, plugin_dirs?, found?, skipped?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    /// The person's plugin root (`~/.claude/plugins`: cached copies under
+    /// `marketplaces/<name>/` and `cache/<marketplace>/<plugin>/`), relative to the
+    /// scenario file. Absent: an empty one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_root: Option<String>,
+    /// `--plugin-dir` folders, relative to the scenario file, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plugin_dirs: Vec<String>,
+    /// Expected: the plugins found, exactly and in chain order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<Vec<FoundSpec>>,
+    /// Expected: the ids skipped, exactly and in order, each with its line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<Vec<SkippedSpec>>,
+}
+
+/// One plugin `load.found` expects.
+///
+/// Shape: `{id, tier, source?, loaded?, admitted?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FoundSpec {
+    /// The resolved id, `<name>@<marketplace>`.
+    pub id: String,
+    /// `prepend`, `user` or `append`.
+    #[serde(deserialize_with = "de_plugin_tier")]
+    #[schemars(schema_with = "crate::schema::plugin_tier_schema")]
+    pub tier: Tier,
+    /// How its copy was read: `directory`, `github`, `git`, `npm`, `cached`, `inline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Whether its mod loaded (`false`: it is listed as a module that could not be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded: Option<bool>,
+    /// Whether `plugin.register` admitted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<bool>,
+}
+
+/// One id `load.skipped` expects.
+///
+/// Shape: `{id, line?}`: `line` a text the skip line contains.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkippedSpec {
+    /// The id as the settings wrote it (or the folder, for `--plugin-dir`).
+    pub id: String,
+    /// Text the line contains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
 }
 
 fn default_true() -> bool {

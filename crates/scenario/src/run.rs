@@ -203,6 +203,7 @@ pub fn run_scenario(
 
     let mut failures = Vec::new();
     failures.extend(main.admission_failures(sc));
+    failures.extend(main.load_failures(sc));
     // The lines written while the session started and its plugins were admitted stay
     // in the log: they count as the first step's for `$log` (SCENARIOS.md), so a
     // scenario can see a start's warnings (SPEC §4 "Mode at start"). The twins' lines
@@ -385,6 +386,8 @@ enum Twin {
 
 struct World {
     session: BlockingSession,
+    /// What the loader found and how each loaded (the scenario's `load`).
+    loaded: Option<(loader::Plan, Vec<loader::Loaded>)>,
     managed: PathBuf,
     cwd: PathBuf,
     home: PathBuf,
@@ -488,9 +491,26 @@ impl World {
             };
             plugins.push(listed);
         }
+        let found = match &sc.load {
+            Some(spec) => {
+                let strip = twin == Twin::NoUserHooks;
+                let (plan, listing) =
+                    load_plugins(loaded, spec, &managed, &home, &host, strip, &ran);
+                plugins.extend(listing.listed);
+                Some((plan, listing.loaded))
+            }
+            None => None,
+        };
         let session = BlockingSession::start_listed(config, plugins)?;
+        for skipped in found.iter().flat_map(|(plan, _)| &plan.skipped) {
+            session
+                .session()
+                .core()
+                .engine_line(Channel::Debug, skipped.line.clone());
+        }
         Ok(World {
             session,
+            loaded: found,
             managed,
             cwd,
             home,
@@ -504,6 +524,80 @@ impl World {
     }
     fn home_str(&self) -> String {
         self.home.to_string_lossy().into_owned()
+    }
+
+    /// Where the loader's plugins differ from what `load.found` and `load.skipped`
+    /// expect (issue #14).
+    fn load_failures(&self, sc: &Scenario) -> Vec<StepFailure> {
+        let (Some(spec), Some((plan, loaded))) = (&sc.load, &self.loaded) else {
+            return Vec::new();
+        };
+        let admissions = self.session.admissions();
+        let actual_found: Vec<Value> = loaded
+            .iter()
+            .map(|l| {
+                let admitted = admissions
+                    .iter()
+                    .find(|(id, _)| *id == l.found.id)
+                    .is_some_and(|(_, a)| matches!(a, Ok(v) if v.get("refuse").is_none()));
+                json!({
+                    "id": l.found.id,
+                    "tier": l.found.tier,
+                    "source": l.found.copy.as_str(),
+                    "loaded": l.load.is_ok(),
+                    "admitted": admitted,
+                    "why": l.load.as_ref().err(),
+                })
+            })
+            .collect();
+        let actual_skipped: Vec<Value> = plan
+            .skipped
+            .iter()
+            .map(|s| json!({"id": s.id, "line": s.line}))
+            .collect();
+        let mut out = Vec::new();
+        let mut fail = |expected: Value, actual: Value, why: String| {
+            out.push(StepFailure {
+                step: None,
+                expected,
+                actual,
+                why,
+                trace: Vec::new(),
+            });
+        };
+        if let Some(want) = &spec.found {
+            let meets = want.len() == actual_found.len()
+                && want.iter().zip(&actual_found).all(|(w, a)| {
+                    a["id"] == w.id.as_str()
+                        && a["tier"] == json!(w.tier)
+                        && w.source.as_ref().is_none_or(|s| a["source"] == s.as_str())
+                        && w.loaded.is_none_or(|l| a["loaded"] == l)
+                        && w.admitted.is_none_or(|l| a["admitted"] == l)
+                });
+            if !meets {
+                fail(
+                    json!({"load": {"found": want}}),
+                    json!(actual_found),
+                    "the loader found other plugins than load.found says (in chain order)"
+                        .to_owned(),
+                );
+            }
+        }
+        if let Some(want) = &spec.skipped {
+            let meets = want.len() == plan.skipped.len()
+                && want.iter().zip(&plan.skipped).all(|(w, a)| {
+                    policy::ids_equal(&w.id, &a.id)
+                        && w.line.as_ref().is_none_or(|l| a.line.contains(l.as_str()))
+                });
+            if !meets {
+                fail(
+                    json!({"load": {"skipped": want}}),
+                    json!(actual_skipped),
+                    "the loader skipped other ids than load.skipped says".to_owned(),
+                );
+            }
+        }
+        out
     }
 
     fn admission_failures(&self, sc: &Scenario) -> Vec<StepFailure> {
@@ -714,24 +808,72 @@ fn mod_plugin(
         }
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
-    Ok(Listed::module(info, Arc::new(ModModule(plugin))))
+    Ok(Listed::module(info, Arc::new(loader::ModModule(plugin))))
 }
 
-/// A mod as the session lists it: activated when admitted, its workers' crashes told.
-struct ModModule(mods::ModPlugin);
-
-impl session::Activate for ModModule {
-    fn activate(&self, info: &PluginInfo) -> Result<Vec<fnhooks::Registration>, String> {
-        self.0.activate(info)
+/// The plugins the loader finds for the scenario's `load` (issue #14, SPEC §6
+/// "Loading"), loaded: the managed settings read from `managed` (as [`loader::managed_settings`] reads them: fail closed), the scenario's settings
+/// sources, relative paths from the scenario file's folder. With `strip_user` (the
+/// `$held` twin), a person's are listed with no hooks.
+fn load_plugins(
+    loaded: &LoadedScenario,
+    spec: &crate::format::LoadSpec,
+    managed: &Path,
+    home: &Path,
+    host: &mods::HostConfig,
+    strip_user: bool,
+    ran: &Arc<Mutex<Vec<String>>>,
+) -> (loader::Plan, loader::Listing) {
+    let base = loaded
+        .file
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let managed_map = loader::managed_settings(&policy::read_policy(
+        &policy::ManagedLocation::Explicit(managed.to_path_buf()),
+    ));
+    let sources: Vec<(&'static str, Map<String, Value>)> = loaded
+        .scenario
+        .settings
+        .inputs()
+        .into_iter()
+        .map(|(name, input)| (name, input.read().unwrap_or_default()))
+        .collect();
+    let person: Vec<loader::PersonSettings<'_>> = sources
+        .iter()
+        .map(|(name, settings)| loader::PersonSettings {
+            source: name,
+            settings,
+            base: &base,
+        })
+        .collect();
+    let plugin_dirs: Vec<PathBuf> = spec.plugin_dirs.iter().map(|d| base.join(d)).collect();
+    let empty_root = base.join(".no-plugin-root");
+    let plugin_root = spec
+        .plugin_root
+        .as_ref()
+        .map_or(empty_root, |r| base.join(r));
+    let inputs = loader::Inputs {
+        managed: &managed_map,
+        managed_base: &base,
+        person: &person,
+        plugin_dirs: &plugin_dirs,
+        plugin_root: &plugin_root,
+        home,
+    };
+    let plan = loader::plan(&inputs);
+    let observe = |found: &loader::Found, plugin: mods::ModPlugin| {
+        let (ran, id) = (Arc::clone(ran), found.id.clone());
+        plugin.observed(move || note_ran(&ran, &id))
+    };
+    let mut listing = loader::list_with(&plan, &inputs, host, &observe);
+    if strip_user {
+        for (listed, l) in listing.listed.iter_mut().zip(&listing.loaded) {
+            if l.found.tier == Tier::User {
+                *listed = Listed::from(Plugin::new(listed.info.clone()));
+            }
+        }
     }
-
-    fn take_crash(&self) -> Option<String> {
-        self.0.take_crash()
-    }
-
-    fn take_restart(&self) -> Option<String> {
-        self.0.take_restart()
-    }
+    (plan, listing)
 }
 
 /// A plugin whose hooks behave as the scenario scripts them (SCENARIOS.md

@@ -1,0 +1,165 @@
+//! From a [`Plan`] to what a session lists (SPEC §6 "A mod", "Loading"): each plugin
+//! found, its mod loaded and configured, or listed as a module that could not be loaded
+//! with the line that says why.
+
+use crate::{Found, Inputs, Plan};
+use fnhooks::{PluginInfo, Registration, Tier};
+use serde_json::{Map, Value};
+use session::Listed;
+use std::sync::Arc;
+
+/// A loaded mod as a session lists it ([`session::Activate`]): its registrations made
+/// when `plugin.register` admitted it, its worker's crashes and restarts told.
+pub struct ModModule(pub mods::ModPlugin);
+
+impl std::fmt::Debug for ModModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ModModule")
+    }
+}
+
+/// SPEC §6: `register(on, options)` runs when the module is admitted.
+impl session::Activate for ModModule {
+    fn activate(&self, info: &PluginInfo) -> Result<Vec<Registration>, String> {
+        self.0.activate(info)
+    }
+
+    fn take_crash(&self) -> Option<String> {
+        self.0.take_crash()
+    }
+
+    fn take_restart(&self) -> Option<String> {
+        self.0.take_restart()
+    }
+}
+
+/// One plugin of a [`Listing`]: what the loader found, and how it loaded.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// What the loader found.
+    pub found: Found,
+    /// `Ok(())` when its mod loaded (or it holds no hooks module), else the line naming
+    /// its folder and the reason (SPEC §6 "A mod"), as the session will refuse it.
+    pub load: Result<(), String>,
+}
+
+/// What [`list`] makes of a plan: the plugins to list, in chain order, and for each what
+/// loaded.
+#[derive(Debug)]
+pub struct Listing {
+    /// In chain order (`prepend`, `user`, `append`), for
+    /// [`session::Session::start_listed`].
+    pub listed: Vec<Listed>,
+    /// One per entry of `listed`, in the same order.
+    pub loaded: Vec<Loaded>,
+}
+
+/// Loads every plugin of `plan` (SPEC §6): a folder with a hooks module is read and
+/// compiled ([`mods::load_folder`]) and configured with its options
+/// ([`options_for`]), to run under `host`; a folder without one is listed as a plugin
+/// with no hooks. A mod that cannot be loaded or configured is listed with
+/// [`Listed::unloadable`] and its line: a person's is refused and the session goes on;
+/// an organization's stands at `tool.check` as SPEC §1.8's unchecked deny.
+///
+/// Blocks while the mods compile (each on a thread of its own with a large stack).
+#[must_use]
+pub fn list(plan: &Plan, inputs: &Inputs<'_>, host: &mods::HostConfig) -> Listing {
+    list_with(plan, inputs, host, &|_, plugin| plugin)
+}
+
+/// [`list`], each loaded mod passed through `wrap` before it is listed (to observe its
+/// runs, [`mods::ModPlugin::observed`], or seat it in a shared worker).
+#[must_use]
+pub fn list_with(
+    plan: &Plan,
+    inputs: &Inputs<'_>,
+    host: &mods::HostConfig,
+    wrap: &dyn Fn(&Found, mods::ModPlugin) -> mods::ModPlugin,
+) -> Listing {
+    let mut listing = Listing {
+        listed: Vec::new(),
+        loaded: Vec::new(),
+    };
+    for found in &plan.found {
+        let info = PluginInfo {
+            id: found.id.clone(),
+            name: found.name.clone(),
+            tier: found.tier,
+            worker: None,
+            source: Some(found.copy),
+        };
+        let (listed, load) = match load_one(found, inputs, host) {
+            Ok(Some(plugin)) => (
+                Listed::module(info, Arc::new(ModModule(wrap(found, plugin)))),
+                Ok(()),
+            ),
+            Ok(None) => (Listed::from(fnhooks::Plugin::new(info)), Ok(())),
+            Err(why) => (Listed::unloadable(info, why.clone()), Err(why)),
+        };
+        listing.listed.push(listed);
+        listing.loaded.push(Loaded {
+            found: found.clone(),
+            load,
+        });
+    }
+    listing
+}
+
+/// The mod of `found`, loaded and configured; `None` for a plugin with no hooks module.
+fn load_one(
+    found: &Found,
+    inputs: &Inputs<'_>,
+    host: &mods::HostConfig,
+) -> Result<Option<mods::ModPlugin>, String> {
+    if let Some(why) = &found.unreadable {
+        return Err(format!("{}: {why}", found.id));
+    }
+    if !found.is_mod {
+        return Ok(None);
+    }
+    let source = mods::load_folder(&found.folder).map_err(|e| e.to_string())?;
+    let options = options_for(found, inputs);
+    mods::ModPlugin::new(source, &options, host.clone())
+        .map(Some)
+        .map_err(|e| format!("{}: {e} (pluginConfigs[{:?}])", found.id, found.id))
+}
+
+/// The options a plugin's `register` receives (reference §1.4): the `options` of its
+/// `pluginConfigs` entry, keyed by its id (or, for a `--plugin-dir` plugin, also
+/// `<name>@inline`), else by its bare name. An organization's plugin reads managed
+/// settings only (a person's settings never configure the organization's policy); a
+/// person's reads their user settings with managed settings over them, never project
+/// or local settings (a repository must not configure the plugins of whoever opens
+/// it).
+#[must_use]
+pub fn options_for(found: &Found, inputs: &Inputs<'_>) -> Map<String, Value> {
+    let org = matches!(found.tier, Tier::Prepend | Tier::Append);
+    let mut sources: Vec<&Map<String, Value>> = Vec::new();
+    if !org {
+        sources.extend(
+            inputs
+                .person
+                .iter()
+                .filter(|p| p.source == "user")
+                .map(|p| p.settings),
+        );
+    }
+    sources.push(inputs.managed);
+    let mut out = Map::new();
+    for settings in sources {
+        let Some(Value::Object(configs)) = settings.get("pluginConfigs") else {
+            continue;
+        };
+        let entry = configs
+            .iter()
+            .find(|(k, _)| policy::ids_equal(k, &found.id))
+            .or_else(|| configs.iter().find(|(k, _)| **k == found.name))
+            .map(|(_, v)| v);
+        if let Some(Value::Object(options)) = entry.and_then(|e| e.get("options")) {
+            for (k, v) in options {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    out
+}
