@@ -4,6 +4,7 @@
 mod hook;
 mod host;
 mod inline;
+pub mod inspect;
 pub mod load;
 mod matcher;
 mod plugin;
@@ -12,6 +13,7 @@ mod worker;
 
 pub use host::SharedWorker;
 pub use inline::INLINE_MODULE;
+pub use inspect::{inspect, Inspection};
 pub use load::{load_folder, LoadError, Manifest, ModSource};
 pub use plugin::{ModPlugin, OptionsError};
 
