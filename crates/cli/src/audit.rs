@@ -11,8 +11,12 @@
 
 /// The attack catalogue and its oracles (SPEC §3, §5).
 mod attacks;
+/// A person's real mods, seated in the audit (issue #14 item 2).
+mod person;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
+
+pub(crate) use person::PersonInputs;
 
 use crate::source::{first_line, TempFolder};
 use attacks::{Arm, Attack, Family, NotExercised};
@@ -158,6 +162,12 @@ pub(crate) struct AuditReport {
     advice: Vec<String>,
     /// How many salvage warnings the policy read gave (SPEC §2.1).
     warnings: usize,
+    /// Whether a person's mods were given (`--plugin-dir`, `--settings`).
+    person_given: bool,
+    /// A person's mods, each run alone against the audit's calls (issue #14 item 2).
+    person_mods: Vec<person::ModReport>,
+    /// The loader's lines about the ids of a person's it skipped.
+    loading_lines: Vec<String>,
 }
 
 /// Counts, the human table and the JSON form of the report (issue #2 item 7).
@@ -166,6 +176,11 @@ impl AuditReport {
     /// this is not 0.
     pub(crate) fn breaches(&self) -> usize {
         self.rows.iter().filter(|r| !r.seated.held).count()
+            + self
+                .person_mods
+                .iter()
+                .map(person::ModReport::breaches)
+                .sum::<usize>()
     }
 
     /// How many attacks ran.
@@ -229,6 +244,32 @@ impl AuditReport {
                 let text = format!("{} {}: {}", n.behavior, n.rule, n.reason);
                 for l in wrap(&text, WIDTH - 2, "  ") {
                     line(&format!("  {l}"));
+                }
+            }
+        }
+        if self.person_given {
+            line("");
+            for l in wrap(
+                &format!(
+                    "a person's mods: {} (seated beside the attacker in every session above, and each run alone against the audit's calls, unseated and seated):",
+                    self.person_mods.len()
+                ),
+                WIDTH,
+                "  ",
+            ) {
+                line(&l);
+            }
+            for l in &self.loading_lines {
+                for w in wrap(&format!("skipped: {l}"), WIDTH - 2, "    ") {
+                    line(&format!("  {w}"));
+                }
+            }
+            for m in &self.person_mods {
+                for l in person::render(m) {
+                    let lead = l.len() - l.trim_start().len();
+                    for w in wrap(l.trim_start(), WIDTH - lead, "    ") {
+                        line(&format!("{}{w}", " ".repeat(lead)));
+                    }
                 }
             }
         }
@@ -375,6 +416,8 @@ impl AuditReport {
             "not_exercised": not_exercised,
             "advice": self.advice,
             "policy_warnings": self.warnings,
+            "person_mods": self.person_mods.iter().map(person::to_json).collect::<Vec<_>>(),
+            "loading_lines": self.loading_lines,
         })
     }
 }
@@ -427,11 +470,33 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
 /// [`AuditError::PolicyUnreadable`] when the managed policy cannot be read (exit 3),
 /// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
 /// does not exist or is not a folder.
-pub(crate) fn run(source: &AuditSource, hooks: HookRunner) -> Result<AuditReport, AuditError> {
+pub(crate) fn run(
+    source: &AuditSource,
+    hooks: HookRunner,
+    person: &PersonInputs,
+) -> Result<AuditReport, AuditError> {
     let hooks = match hooks {
         HookRunner::Normal => HookRunner::NotRun,
         other => other,
     };
+    with_folder(source, |folder, heading, kind, shown| {
+        audit_folder(folder, heading, kind, shown, hooks, person)
+    })
+}
+
+/// Runs `work` on the managed folder `source` names (issue #2 item 7): the folder
+/// given (it must exist and be a folder), the platform folder (an empty one in its
+/// place when it does not exist), or the embedded example written out; with the
+/// report's first line, the source's kind and the folder to show.
+///
+/// # Errors
+///
+/// [`AuditError::BadInput`] for a folder that does not exist or is not a folder, or an
+/// empty or example folder that cannot be written; what `work` returns.
+fn with_folder<T>(
+    source: &AuditSource,
+    work: impl FnOnce(&Path, String, &'static str, Option<&Path>) -> Result<T, AuditError>,
+) -> Result<T, AuditError> {
     match source {
         AuditSource::Folder(path) => {
             if !path.exists() {
@@ -446,42 +511,89 @@ pub(crate) fn run(source: &AuditSource, hooks: HookRunner) -> Result<AuditReport
                     path.display()
                 )));
             }
-            audit_folder(
-                path,
-                first_line("folder", path, true),
-                "folder",
-                Some(path),
-                hooks,
-            )
+            work(path, first_line("folder", path, true), "folder", Some(path))
         }
-        AuditSource::Platform(path) if path.exists() => audit_folder(
+        AuditSource::Platform(path) if path.exists() => work(
             path,
             first_line("platform", path, true),
             "platform",
             Some(path),
-            hooks,
         ),
         AuditSource::Platform(path) => {
             let empty = TempFolder::empty().map_err(AuditError::BadInput)?;
-            audit_folder(
+            work(
                 empty.path(),
                 first_line("platform", path, false),
                 "platform",
                 Some(path),
-                hooks,
             )
         }
         AuditSource::Embedded => {
             let folder = TempFolder::example().map_err(AuditError::BadInput)?;
-            audit_folder(
+            work(
                 folder.path(),
                 first_line("embedded", folder.path(), true),
                 "embedded",
                 None,
-                hooks,
             )
         }
     }
+}
+
+/// What the security default holds over a person's mods under the policy `source`
+/// names (`mods check --managed`, issue #14 item 3): each mod run alone against the
+/// audit's calls, unseated and seated; with the policy's first line.
+///
+/// # Errors
+///
+/// As [`run`]: the policy unreadable (exit 3), bad input (exit 2).
+pub(crate) fn mod_holds(
+    source: &AuditSource,
+    person: &PersonInputs,
+) -> Result<ModHolds, AuditError> {
+    with_folder(source, |folder, heading, _, _| {
+        let policy = read(folder)?;
+        let oracle = BlockingSession::start(
+            attacks::config(folder, false, HookRunner::NotRun),
+            Vec::new(),
+        )
+        .map_err(|e| AuditError::BadInput(e.to_string()))?;
+        let (catalogue, _) = attacks::catalogue(&policy, &oracle);
+        let managed = loader::managed_settings(&Ok(policy.clone()));
+        let mods =
+            person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
+        let reports = person::mod_reports(folder, &catalogue, &mods, HookRunner::NotRun);
+        Ok(ModHolds {
+            heading,
+            breaches: reports.iter().map(person::ModReport::breaches).sum(),
+            lines: reports.iter().flat_map(person::render).collect(),
+            json: reports.iter().map(person::to_json).collect(),
+        })
+    })
+}
+
+/// What [`mod_holds`] found.
+#[derive(Debug, Clone)]
+pub(crate) struct ModHolds {
+    /// Which policy was read.
+    pub heading: String,
+    /// The report in words, one line each.
+    pub lines: Vec<String>,
+    /// The report as JSON, one object per mod.
+    pub json: Vec<Value>,
+    /// How many of the audit's calls a mod breached with the security default seated.
+    pub breaches: usize,
+}
+
+/// The managed policy in `folder` (SPEC §2.1): bad input, or fail closed (exit 3).
+fn read(folder: &Path) -> Result<Policy, AuditError> {
+    policy::read_policy(&ManagedLocation::Explicit(folder.to_path_buf())).map_err(|e| {
+        if e.is_fail_closed() {
+            AuditError::PolicyUnreadable(e)
+        } else {
+            AuditError::BadInput(e.to_string())
+        }
+    })
 }
 
 /// Reads the policy (bad input or fail closed, SPEC §2.1), builds the catalogue
@@ -492,15 +604,9 @@ fn audit_folder(
     source_kind: &'static str,
     shown: Option<&Path>,
     hooks: HookRunner,
+    person_inputs: &PersonInputs,
 ) -> Result<AuditReport, AuditError> {
-    let policy =
-        policy::read_policy(&ManagedLocation::Explicit(folder.to_path_buf())).map_err(|e| {
-            if e.is_fail_closed() {
-                AuditError::PolicyUnreadable(e)
-            } else {
-                AuditError::BadInput(e.to_string())
-            }
-        })?;
+    let policy = read(folder)?;
     let start = |seated: bool| {
         BlockingSession::start(attacks::config(folder, seated, hooks), Vec::new())
             .map_err(|e| AuditError::BadInput(e.to_string()))
@@ -508,6 +614,13 @@ fn audit_folder(
     let oracle = start(false)?;
     let seated = start(true)?.is_seated();
     let (catalogue, not_exercised) = attacks::catalogue(&policy, &oracle);
+    let person = if person_inputs.is_empty() {
+        person::PersonMods::default()
+    } else {
+        let managed = loader::managed_settings(&Ok(policy.clone()));
+        person::PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
+    };
+    let listed = || person.listed();
     let rows = catalogue
         .iter()
         .enumerate()
@@ -515,10 +628,11 @@ fn audit_folder(
             family: attack.family,
             attack: attack.label.clone(),
             detail: attack.detail.clone(),
-            unseated: attacks::run_arm(folder, false, attack, 10_000 + i, hooks),
-            seated: attacks::run_arm(folder, true, attack, 10_000 + i, hooks),
+            unseated: attacks::run_arm(folder, false, attack, 10_000 + i, hooks, &listed),
+            seated: attacks::run_arm(folder, true, attack, 10_000 + i, hooks, &listed),
         })
         .collect();
+    let person_mods = person::mod_reports(folder, &catalogue, &person, hooks);
     let m = policy.managed();
     let hook_rows = hook_rows(&policy, folder, &catalogue);
     Ok(AuditReport {
@@ -533,6 +647,9 @@ fn audit_folder(
         hooks: hook_rows,
         advice: advice(&policy, &m),
         warnings: policy.warnings.len(),
+        person_given: !person_inputs.is_empty(),
+        person_mods,
+        loading_lines: person.lines,
     })
 }
 

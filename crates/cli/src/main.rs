@@ -14,6 +14,7 @@
 
 mod audit;
 mod error;
+mod mods_check;
 mod out;
 mod policy_show;
 mod source;
@@ -68,6 +69,13 @@ enum Command {
         /// timeout is never used when longer).
         #[arg(long, value_name = "SECS", default_value = "10", requires = "run_hooks", value_parser = parse_secs)]
         hook_timeout: Duration,
+        /// A person's mod folder, seated in every session as `<name>@inline` (repeatable).
+        #[arg(long = "plugin-dir", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
+        /// A person's settings file whose enabledPlugins (through its
+        /// extraKnownMarketplaces) name the person's plugins to seat.
+        #[arg(long, value_name = "FILE")]
+        settings: Option<PathBuf>,
         /// Print machine-readable JSON.
         #[arg(long)]
         json: bool,
@@ -91,6 +99,32 @@ enum Command {
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
+    },
+    /// Mod commands.
+    Mods {
+        #[command(subcommand)]
+        command: ModsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModsCommand {
+    /// What a mod hooks, which $ calls it makes, which environment variables and options
+    /// it uses, or why it cannot load; with --managed or --example, what the security
+    /// default holds over it under that policy.
+    Check {
+        /// The mod's folder (the one holding .claude-plugin/plugin.json).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// Judge the mod against this managed folder's policy.
+        #[arg(long, value_name = "DIR", conflicts_with = "example")]
+        managed: Option<PathBuf>,
+        /// Judge the mod against the example policy embedded in this binary.
+        #[arg(long)]
+        example: bool,
+        /// Print machine-readable JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -140,6 +174,8 @@ fn run() -> u8 {
             example,
             run_hooks,
             hook_timeout,
+            plugin_dirs,
+            settings,
             json,
         } => {
             let hooks = if run_hooks {
@@ -147,7 +183,11 @@ fn run() -> u8 {
             } else {
                 HookRunner::NotRun
             };
-            run_audit(managed, example, hooks, json)
+            let person = audit::PersonInputs {
+                plugin_dirs,
+                settings,
+            };
+            run_audit(managed, example, hooks, &person, json)
         }
         Command::Test {
             paths,
@@ -163,6 +203,22 @@ fn run() -> u8 {
                     json,
                 },
         } => policy_show::run(managed, example, json),
+        Command::Mods {
+            command:
+                ModsCommand::Check {
+                    dir,
+                    managed,
+                    example,
+                    json,
+                },
+        } => {
+            let source = match (managed, example) {
+                (Some(dir), _) => Some(audit::AuditSource::Folder(dir)),
+                (None, true) => Some(audit::AuditSource::Embedded),
+                (None, false) => None,
+            };
+            mods_check::run(&dir, source, json)
+        }
     }
 }
 
@@ -193,13 +249,19 @@ fn command_line_error(e: &clap::Error) -> u8 {
     EXIT_BAD_INPUT
 }
 
-fn run_audit(managed: Option<PathBuf>, example: bool, hooks: HookRunner, json: bool) -> u8 {
+fn run_audit(
+    managed: Option<PathBuf>,
+    example: bool,
+    hooks: HookRunner,
+    person: &audit::PersonInputs,
+    json: bool,
+) -> u8 {
     let source = match (managed, example) {
         (Some(dir), _) => audit::AuditSource::Folder(dir),
         (None, true) => audit::AuditSource::Embedded,
         (None, false) => audit::AuditSource::Platform(policy::platform_folder()),
     };
-    match audit::run(&source, hooks) {
+    match audit::run(&source, hooks, person) {
         Ok(report) => {
             let code = if report.breaches() == 0 {
                 EXIT_OK

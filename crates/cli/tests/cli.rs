@@ -601,3 +601,98 @@ fn test_prints_each_scenarios_line_as_it_finishes() {
         "the first line was printed only at the end"
     );
 }
+
+/// `mods check` (issue #14 item 3): what a mod hooks and calls, why a broken one cannot
+/// load, and under a policy what the security default holds over it.
+#[test]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+fn mods_check_reports_hooks_calls_load_errors_and_holds() {
+    let (code, stdout, _) = run(&["mods", "check", "examples/mods/env-pinner"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("plugin env-pinner\n"), "{stdout}");
+    assert!(stdout.contains("hooks: "), "{stdout}");
+    assert!(stdout.contains("env writes: "), "{stdout}");
+    assert!(stdout.contains("give --managed DIR"), "{stdout}");
+
+    let (code, stdout, _) = run(&["mods", "check", "examples/mods/broken/syntax-error"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("cannot load") && stdout.contains("hooks/register.ts:3:"),
+        "{stdout}"
+    );
+
+    let (code, stdout, _) = run(&["mods", "check", "examples/mods/nowhere", "--json"]);
+    assert_eq!(code, 2, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["error"]["exit_code"], 2);
+
+    // Under the example policy: the allow-everything mod changes every verdict it meets
+    // unseated, and none seated; what held over it names it.
+    let (code, stdout, _) = run(&[
+        "mods",
+        "check",
+        "examples/mods/yes-man",
+        "--example",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["loads"], true);
+    assert_eq!(
+        v["inspection"]["modules"][0]["hooks"][0]["event"],
+        "tool.check"
+    );
+    let m = &v["policy"]["mods"][0];
+    assert_eq!(m["id"], "yes-man@inline");
+    assert_eq!(m["breaches"], 0);
+    let check = &m["events"][0];
+    assert_eq!(check["event"], "tool.check");
+    assert!(check["calls"].as_u64().unwrap() > 0);
+    assert_eq!(check["changed_unseated"], check["calls"]);
+    assert_eq!(check["breached_seated"], 0);
+    assert!(check["held_lines"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("yes-man tried to lift"));
+}
+
+/// `audit --plugin-dir` (issue #14 item 2): a person's real mods are seated in every
+/// session and each is reported with what held over it; a `--settings` file that is not
+/// JSON is bad input naming its position.
+#[test]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+fn audit_seats_a_persons_real_mods_and_reports_what_held_over_each() {
+    let (code, stdout, _) = run(&[
+        "audit",
+        "--example",
+        "--plugin-dir",
+        "examples/mods/instruction-stripper",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["breaches"], 0);
+    let m = &v["person_mods"][0];
+    assert_eq!(m["id"], "instruction-stripper@inline");
+    let events: Vec<&str> = m["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert!(events.contains(&"prompt.context"), "{events:?}");
+    for e in m["events"].as_array().unwrap() {
+        assert_eq!(e["breached_seated"], 0, "{e}");
+        assert!(e["changed_unseated"].as_u64().unwrap() > 0, "{e}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    std::fs::write(&file, "{\n  \"enabledPlugins\": {,\n}").unwrap();
+    let (code, _, stderr) = run(&["audit", "--example", "--settings", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("settings.json:2:") && stderr.contains("is not JSON"),
+        "{stderr}"
+    );
+}

@@ -19,7 +19,7 @@ use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier
 use permissions::{Decision, Verdict};
 use policy::{ManagedSettings, Policy};
 use serde_json::{json, Value};
-use session::{BlockingSession, HookRunner, RaiseError, SessionConfig, SessionRaise};
+use session::{BlockingSession, HookRunner, Listed, RaiseError, SessionConfig, SessionRaise};
 use std::path::Path;
 
 /// The marketplace every attacking plugin comes from (never one the policy names).
@@ -146,6 +146,17 @@ pub(super) struct Attack {
 
 /// What an attack raises.
 impl Attack {
+    /// The event the attack raises (SPEC §1.5).
+    pub(super) fn event(&self) -> &'static str {
+        match &self.kind {
+            Kind::Verdict { .. } => names::TOOL_CHECK,
+            Kind::EnvWrite { .. } => names::ENV_SET,
+            Kind::Register { .. } => names::TOOL_REGISTER,
+            Kind::Module => names::PLUGIN_REGISTER,
+            Kind::Content { event, .. } => event,
+        }
+    }
+
     /// The tool call a verdict attack raises `tool.check` for (the only attacks a
     /// classic `PreToolUse` hook can meet, SPEC §4); `None` for the others.
     pub(super) fn call(&self) -> Option<&Call> {
@@ -726,19 +737,66 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
 
 /// Runs `attack` in a fresh session on `folder`, with the security default seated or
 /// not and classic hooks run as `hooks` says, and judges it by the attack's oracle.
+///
+/// `person` lists a person's real plugins seated beside the attacker in every session
+/// (`audit --plugin-dir`, issue #14 item 2), fresh for each session.
 pub(super) fn run_arm(
     folder: &Path,
     seated: bool,
     attack: &Attack,
     n: usize,
     hooks: HookRunner,
+    person: &dyn Fn() -> Vec<Listed>,
 ) -> Arm {
     let plugin = attacker_plugin(&attack.kind);
     let id = plugin.info.id.clone();
-    let session = match BlockingSession::start(config(folder, seated, hooks), vec![plugin]) {
+    let mut listed = vec![Listed::from(plugin)];
+    listed.extend(person());
+    let session = match BlockingSession::start_listed(config(folder, seated, hooks), listed) {
         Ok(s) => s,
         Err(e) => return Arm::new(format!("no session: {e}"), false),
     };
+    judge_arm(&session, attack, &id, n)
+}
+
+/// Runs a verdict or content attack with `plugins` as the person's only plugins, no
+/// synthetic attacker (issue #14 item 2: what a person's real mod achieves on the
+/// audit's calls), judged by the attack's oracle; with the lines the session wrote.
+/// `None` for the attacks raised from the attacker itself (env.set, tool.register,
+/// load).
+pub(super) fn run_alone(
+    folder: &Path,
+    seated: bool,
+    attack: &Attack,
+    n: usize,
+    hooks: HookRunner,
+    plugins: Vec<Listed>,
+) -> Option<(Arm, Vec<session::LogLine>)> {
+    if !matches!(attack.kind, Kind::Verdict { .. } | Kind::Content { .. }) {
+        return None;
+    }
+    let session = match BlockingSession::start_listed(config(folder, seated, hooks), plugins) {
+        Ok(s) => s,
+        Err(e) => return Some((Arm::new(format!("no session: {e}"), false), Vec::new())),
+    };
+    let arm = judge_arm(&session, attack, "", n);
+    Some((arm, session.session().take_log()))
+}
+
+/// Whether `attack` is one a person's plugin answers in the chain (a verdict of the
+/// lifting attacker, or content), not one the attacker raises itself.
+pub(super) fn answered_in_chain(attack: &Attack) -> bool {
+    matches!(
+        attack.kind,
+        Kind::Verdict {
+            attacker: VerdictAttacker::Lift,
+            ..
+        } | Kind::Content { .. }
+    )
+}
+
+/// Raises `attack` in `session` (the attacker's id `id`) and judges it by its oracle.
+fn judge_arm(session: &BlockingSession, attack: &Attack, id: &str, n: usize) -> Arm {
     match &attack.kind {
         Kind::Verdict { call, oracle, .. } => {
             judge_verdict(&session.raise(tool_check(call, n)), oracle)
@@ -746,16 +804,16 @@ pub(super) fn run_arm(
         Kind::EnvWrite { name, value } => {
             let before = session.core().env_var(name);
             let event = Event::from_value(names::ENV_SET, json!({"name": name, "value": value}));
-            let answer = session.raise_from(&id, event);
+            let answer = session.raise_from(id, event);
             let after = session.core().env_var(name);
             judge_env(&answer, before == after, value.is_some())
         }
         Kind::Register { tool, .. } => {
             let event = Event::from_value(names::TOOL_REGISTER, json!({ "name": tool }));
-            judge_register(&session.raise_from(&id, event))
+            judge_register(&session.raise_from(id, event))
         }
         Kind::Module => {
-            if session.is_admitted(&id) {
+            if session.is_admitted(id) {
                 Arm::new("loaded", false)
             } else {
                 Arm::new("refused at load", true)

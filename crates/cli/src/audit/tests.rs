@@ -31,6 +31,7 @@ fn audit(folder: &Path) -> AuditReport {
     run(
         &AuditSource::Folder(folder.to_path_buf()),
         HookRunner::NotRun,
+        &PersonInputs::default(),
     )
     .unwrap()
 }
@@ -247,6 +248,7 @@ fn bad_input_and_unreadable_policies() {
     let missing = run(
         &AuditSource::Folder(PathBuf::from("/nonexistent/managed")),
         HookRunner::NotRun,
+        &PersonInputs::default(),
     )
     .unwrap_err();
     assert!(matches!(missing, AuditError::BadInput(_)));
@@ -264,6 +266,7 @@ fn bad_input_and_unreadable_policies() {
     let err = run(
         &AuditSource::Folder(dir.path().to_path_buf()),
         HookRunner::NotRun,
+        &PersonInputs::default(),
     )
     .unwrap_err();
     assert!(matches!(err, AuditError::PolicyUnreadable(_)));
@@ -274,7 +277,12 @@ fn bad_input_and_unreadable_policies() {
 
     let file = dir.path().join("managed-settings.json");
     assert!(matches!(
-        run(&AuditSource::Folder(file), HookRunner::NotRun).unwrap_err(),
+        run(
+            &AuditSource::Folder(file),
+            HookRunner::NotRun,
+            &PersonInputs::default()
+        )
+        .unwrap_err(),
         AuditError::BadInput(_)
     ));
 
@@ -292,7 +300,12 @@ fn bad_input_and_unreadable_policies() {
 #[test]
 fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     let missing = PathBuf::from("/nonexistent/claude-code");
-    let report = run(&AuditSource::Platform(missing.clone()), HookRunner::NotRun).unwrap();
+    let report = run(
+        &AuditSource::Platform(missing.clone()),
+        HookRunner::NotRun,
+        &PersonInputs::default(),
+    )
+    .unwrap();
     assert_eq!(
         report.render().lines().next().unwrap(),
         "managed folder: /nonexistent/claude-code (the platform folder; it does not exist: an \
@@ -303,7 +316,12 @@ fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     assert_eq!(report.attacks(), audit(empty.path()).attacks());
     assert_eq!(report.breaches(), 0);
 
-    let embedded = run(&AuditSource::Embedded, HookRunner::NotRun).unwrap();
+    let embedded = run(
+        &AuditSource::Embedded,
+        HookRunner::NotRun,
+        &PersonInputs::default(),
+    )
+    .unwrap();
     assert_eq!(
         embedded.render().lines().next().unwrap(),
         "managed folder: none; the example policy embedded in this binary (--example)"
@@ -374,6 +392,7 @@ fn run_hooks_runs_them_sandboxed_with_the_audits_cap() {
         HookRunner::Sandboxed {
             cap: std::time::Duration::from_secs(10),
         },
+        &PersonInputs::default(),
     )
     .unwrap();
     assert!(marker.exists(), "the hook did not run");

@@ -1,0 +1,387 @@
+//! A person's real mods in the audit (issue #14 item 2, SPEC §6 "Loading"): read from
+//! `--plugin-dir` folders and the `enabledPlugins` of a person's `--settings` file as
+//! the loader reads them, seated beside the attacker in every session, and each also
+//! run alone against the audit's own calls, unseated and seated, to say what it
+//! achieved and what held over it.
+
+use super::attacks::{self, Arm, Attack};
+use fnhooks::{PluginInfo, Tier};
+use serde_json::{json, Map, Value};
+use session::{HookRunner, Listed};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The most lines kept per hooked event of a mod (what held over it).
+const MAX_LINES: usize = 8;
+
+/// What names a person's mods (`audit --plugin-dir DIR`, `--settings FILE`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PersonInputs {
+    /// `--plugin-dir` folders, in order: each `<name>@inline`.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// A person's settings file whose `enabledPlugins` (through its
+    /// `extraKnownMarketplaces`) name their plugins.
+    pub settings: Option<PathBuf>,
+}
+
+impl PersonInputs {
+    /// Whether any person's plugin is named.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.plugin_dirs.is_empty() && self.settings.is_none()
+    }
+}
+
+/// One person's plugin the loader found, with its mod read once (each session makes
+/// a fresh instance of it).
+#[derive(Debug, Clone)]
+pub(super) struct PersonMod {
+    /// Its id, name, tier (`user`) and copy source.
+    pub info: PluginInfo,
+    /// The plugin folder.
+    pub folder: PathBuf,
+    /// Its mod (`None`: no hooks module), or the line saying why it cannot load.
+    pub source: Result<Option<mods::ModSource>, String>,
+    /// `pluginConfigs` options, as [`loader::options_for`] reads them.
+    pub options: Map<String, Value>,
+}
+
+/// The person's plugins, and the loader's lines about the ids it skipped.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PersonMods {
+    /// In chain order.
+    pub mods: Vec<PersonMod>,
+    /// One line per id skipped (SPEC §6 "Loading").
+    pub lines: Vec<String>,
+}
+
+impl PersonMods {
+    /// Reads the person's plugins `inputs` names, against the managed settings the
+    /// audit reads (`managed`, from `managed_folder`): only `user`-tier plugins (the
+    /// organization's are the policy's, not the person's).
+    ///
+    /// # Errors
+    ///
+    /// Bad input: a `--plugin-dir` that is not a folder, a `--settings` file that
+    /// cannot be read or is not a JSON object (its path and position).
+    pub(super) fn read(
+        inputs: &PersonInputs,
+        managed: &Map<String, Value>,
+        managed_folder: &Path,
+    ) -> Result<PersonMods, String> {
+        for dir in &inputs.plugin_dirs {
+            if !dir.is_dir() {
+                return Err(format!(
+                    "{}: the --plugin-dir given is not a folder",
+                    dir.display()
+                ));
+            }
+        }
+        let settings = match &inputs.settings {
+            Some(file) => read_settings(file)?,
+            None => Map::new(),
+        };
+        let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+        let plugin_root = std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR")
+            .map_or_else(|| home.join(".claude").join("plugins"), PathBuf::from);
+        let base = inputs
+            .settings
+            .as_deref()
+            .and_then(Path::parent)
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let person = [loader::PersonSettings {
+            source: "user",
+            settings: &settings,
+            base: &base,
+        }];
+        let loader_inputs = loader::Inputs {
+            managed,
+            managed_base: managed_folder,
+            person: &person,
+            plugin_dirs: &inputs.plugin_dirs,
+            plugin_root: &plugin_root,
+            home: &home,
+        };
+        let plan = loader::plan(&loader_inputs);
+        let mods = plan
+            .found
+            .iter()
+            .filter(|f| f.tier == Tier::User)
+            .map(|f| PersonMod {
+                info: PluginInfo {
+                    id: f.id.clone(),
+                    name: f.name.clone(),
+                    tier: Tier::User,
+                    worker: None,
+                    source: Some(f.copy),
+                },
+                folder: f.folder.clone(),
+                source: if f.is_mod {
+                    mods::load_folder(&f.folder)
+                        .map(Some)
+                        .map_err(|e| e.to_string())
+                } else {
+                    Ok(None)
+                },
+                options: loader::options_for(f, &loader_inputs),
+            })
+            .collect();
+        Ok(PersonMods {
+            mods,
+            lines: plan
+                .skipped
+                .into_iter()
+                .filter(|s| s.tier == Tier::User)
+                .map(|s| s.line)
+                .collect(),
+        })
+    }
+
+    /// Fresh instances of every plugin, to list in one session.
+    pub(super) fn listed(&self) -> Vec<Listed> {
+        self.mods.iter().map(|m| m.listed(None)).collect()
+    }
+}
+
+impl PersonMod {
+    /// A fresh instance, listed as the session lists a mod; `ran` is set when one of its
+    /// hooks runs.
+    fn listed(&self, ran: Option<Arc<AtomicBool>>) -> Listed {
+        let host = mods::HostConfig::default();
+        match &self.source {
+            Ok(None) => Listed::from(fnhooks::Plugin::new(self.info.clone())),
+            Err(why) => Listed::unloadable(self.info.clone(), why.clone()),
+            Ok(Some(source)) => match mods::ModPlugin::new(source.clone(), &self.options, host) {
+                Ok(p) => {
+                    let p = match ran {
+                        Some(ran) => p.observed(move || ran.store(true, Ordering::Relaxed)),
+                        None => p,
+                    };
+                    Listed::module(self.info.clone(), Arc::new(loader::ModModule(p)))
+                }
+                Err(e) => Listed::unloadable(
+                    self.info.clone(),
+                    format!("{}: {e} (pluginConfigs[{:?}])", self.info.id, self.info.id),
+                ),
+            },
+        }
+    }
+
+    /// Whether its mod loads.
+    fn load(&self) -> Result<(), String> {
+        self.source.as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+}
+
+/// A settings file as a JSON object, or why not (path, line, column).
+fn read_settings(file: &Path) -> Result<Map<String, Value>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        format!(
+            "{}: the --settings file cannot be read: {e}",
+            file.display()
+        )
+    })?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(format!(
+            "{}: the --settings file is not a JSON object",
+            file.display()
+        )),
+        Err(e) => Err(format!(
+            "{}:{}:{}: the --settings file is not JSON: {e}",
+            file.display(),
+            e.line(),
+            e.column()
+        )),
+    }
+}
+
+/// What one attack did with the mod alone, per arm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Met {
+    /// The attack's label.
+    pub attack: String,
+    /// What the mod achieved unseated (a control).
+    pub unseated: Arm,
+    /// What it achieved seated.
+    pub seated: Arm,
+}
+
+/// What a mod did at one event it hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct EventReport {
+    /// The event the audit raised.
+    pub event: String,
+    /// The attacks at that event the mod ran in, with what it achieved.
+    pub met: Vec<Met>,
+    /// The lines the seated sessions wrote naming the mod: what held over it, which of
+    /// its calls were refused (each once).
+    pub held_lines: Vec<String>,
+}
+
+/// What the audit found of one person's mod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ModReport {
+    /// Its id.
+    pub id: String,
+    /// Its folder.
+    pub folder: PathBuf,
+    /// Whether it loads, or why not.
+    pub load: Result<(), String>,
+    /// Per event it ran at, in catalogue order.
+    pub events: Vec<EventReport>,
+}
+
+impl ModReport {
+    /// How many attacks it ran in where the seated session did not hold.
+    pub(super) fn breaches(&self) -> usize {
+        self.events
+            .iter()
+            .flat_map(|e| &e.met)
+            .filter(|m| !m.seated.held)
+            .count()
+    }
+}
+
+/// Runs every attack a person's plugin answers in the chain (verdicts, content) with
+/// each mod alone as the person's plugin, unseated and seated (SPEC §3, §5); keeps the
+/// attacks the mod ran in.
+pub(super) fn mod_reports(
+    folder: &Path,
+    catalogue: &[Attack],
+    person: &PersonMods,
+    hooks: HookRunner,
+) -> Vec<ModReport> {
+    person
+        .mods
+        .iter()
+        .map(|m| {
+            let mut events: Vec<EventReport> = Vec::new();
+            if matches!(m.source, Ok(Some(_))) {
+                for (i, attack) in catalogue.iter().enumerate() {
+                    if !attacks::answered_in_chain(attack) {
+                        continue;
+                    }
+                    let ran = Arc::new(AtomicBool::new(false));
+                    let arm = |seated: bool| {
+                        let listed = vec![m.listed(Some(Arc::clone(&ran)))];
+                        attacks::run_alone(folder, seated, attack, 20_000 + i, hooks, listed)
+                    };
+                    let (Some((unseated, _)), Some((seated, log))) = (arm(false), arm(true)) else {
+                        continue;
+                    };
+                    if !ran.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let event = attack.event();
+                    let at = match events.iter().position(|e| e.event == event) {
+                        Some(at) => at,
+                        None => {
+                            events.push(EventReport {
+                                event: event.to_owned(),
+                                met: Vec::new(),
+                                held_lines: Vec::new(),
+                            });
+                            events.len() - 1
+                        }
+                    };
+                    let Some(report) = events.get_mut(at) else {
+                        continue;
+                    };
+                    for line in log {
+                        let text = line.text;
+                        if text.contains(&m.info.name)
+                            && !report.held_lines.contains(&text)
+                            && report.held_lines.len() < MAX_LINES
+                        {
+                            report.held_lines.push(text);
+                        }
+                    }
+                    report.met.push(Met {
+                        attack: attack.label.clone(),
+                        unseated,
+                        seated,
+                    });
+                }
+            }
+            ModReport {
+                id: m.info.id.clone(),
+                folder: m.folder.clone(),
+                load: m.load(),
+                events,
+            }
+        })
+        .collect()
+}
+
+/// The report of one mod, in words: per event, how many of the audit's calls it
+/// changed unseated, whether any breached seated, and the lines of what held.
+pub(super) fn render(r: &ModReport) -> Vec<String> {
+    let mut out = vec![format!("  {} ({})", r.id, r.folder.display())];
+    if let Err(why) = &r.load {
+        out.push(format!("    does not load: {why}"));
+        return out;
+    }
+    if r.events.is_empty() {
+        out.push(
+            "    ran at none of the audit's calls (tool.check, managed content): nothing to judge"
+                .to_owned(),
+        );
+    }
+    for e in &r.events {
+        let changed: Vec<&Met> = e.met.iter().filter(|m| !m.unseated.held).collect();
+        let breached: Vec<&Met> = e.met.iter().filter(|m| !m.seated.held).collect();
+        let mut what = format!(
+            "    {}: ran in {} of the audit's calls; unseated it changed {}",
+            e.event,
+            e.met.len(),
+            changed.len()
+        );
+        if let Some(first) = changed.first() {
+            what.push_str(&format!(
+                " (e.g. {}: {})",
+                first.attack, first.unseated.achieved
+            ));
+        }
+        what.push_str(&format!(
+            "; seated {}",
+            if breached.is_empty() {
+                "every one HOLDS".to_owned()
+            } else {
+                format!("{} BREACH", breached.len())
+            }
+        ));
+        out.push(what);
+        for b in &breached {
+            out.push(format!("      BREACH {}: {}", b.attack, b.seated.achieved));
+        }
+        for l in &e.held_lines {
+            out.push(format!("      held: {l}"));
+        }
+    }
+    out
+}
+
+/// The report of one mod as JSON.
+pub(super) fn to_json(r: &ModReport) -> Value {
+    let arm = |a: &Arm| json!({"achieved": a.achieved, "held": a.held});
+    json!({
+        "id": r.id,
+        "folder": r.folder.display().to_string(),
+        "loads": r.load.is_ok(),
+        "load_error": r.load.as_ref().err(),
+        "breaches": r.breaches(),
+        "events": r.events.iter().map(|e| json!({
+            "event": e.event,
+            "calls": e.met.len(),
+            "changed_unseated": e.met.iter().filter(|m| !m.unseated.held).count(),
+            "breached_seated": e.met.iter().filter(|m| !m.seated.held).count(),
+            "attacks": e.met.iter().map(|m| json!({
+                "attack": m.attack,
+                "unseated": arm(&m.unseated),
+                "seated": arm(&m.seated),
+            })).collect::<Vec<_>>(),
+            "held_lines": e.held_lines,
+        })).collect::<Vec<_>>(),
+    })
+}
