@@ -43,7 +43,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use listing::{list, list_with, options_for, Listing, Loaded, ModModule};
-pub use market::{source_allowed, SourceCheck};
+pub use market::{source_allowed, PathBases, SourceCheck};
 
 /// One settings source of a person (SPEC §2.1): its name and settings, and the folder
 /// its relative `directory` paths resolve from.
@@ -204,6 +204,17 @@ pub fn plan(inputs: &Inputs<'_>) -> Plan {
     ] {
         for id in ids {
             if policy::ids_equal(id, SEC_DEFAULT_ID) {
+                continue;
+            }
+            if let Some(first) = org.iter().find(|f: &&Found| policy::ids_equal(&f.id, id)) {
+                plan.skipped.push(Skipped {
+                    id: id.clone(),
+                    line: format!(
+                        "{key} names {id} again; it is seated once, in {}",
+                        first.tier.as_str()
+                    ),
+                    tier,
+                });
                 continue;
             }
             match org_plugin(inputs, &managed, &markets, id, tier) {
@@ -460,7 +471,12 @@ fn user_plugin(
         )
     })?;
     let kind = market::kind(&market.source).unwrap_or("unknown");
-    match market::source_allowed(inputs.managed, &market.source) {
+    let bases = PathBases {
+        managed: inputs.managed_base,
+        source: &market.base,
+        home: inputs.home,
+    };
+    match market::source_allowed(inputs.managed, &market.source, &bases) {
         SourceCheck::Allowed => {}
         SourceCheck::NotListed => {
             return Err(format!(

@@ -36,6 +36,37 @@ pub(crate) fn directory_root(source: &Value, base: &Path, home: &Path) -> Option
         .map(|p| resolve(p, base, home))
 }
 
+/// `path` with `.` and `..` resolved, through symbolic links where it exists (so two
+/// spellings of one folder compare equal), lexically where it does not.
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Where the relative paths of a marketplace check resolve from (reference §5.4).
+#[derive(Debug, Clone, Copy)]
+pub struct PathBases<'a> {
+    /// The folder the managed settings' relative paths resolve from.
+    pub managed: &'a Path,
+    /// The folder the checked source's relative path resolves from (the settings
+    /// source that named it).
+    pub source: &'a Path,
+    /// What `~/` means.
+    pub home: &'a Path,
+}
+
 /// Whether a relative path stays inside the folder it is joined to.
 fn stays_inside(rel: &Path) -> bool {
     rel.components()
@@ -101,6 +132,14 @@ pub(crate) fn plugin_folder(
                 ));
             }
             let folder = root.join(prefix).join(rel_path);
+            // A symbolic link inside the marketplace must not lead out of it: what is
+            // read in place is what the marketplace's owner put there.
+            if folder.exists() && !canonical(&folder).starts_with(canonical(root)) {
+                return Err(format!(
+                    "marketplace {:?} places {:?} outside its folder ({rel:?}, through a symbolic link)",
+                    pid.marketplace, pid.name
+                ));
+            }
             Ok((folder, true))
         }
         Some(Value::Object(_)) => {
@@ -149,18 +188,25 @@ pub enum SourceCheck {
 
 /// Whether managed settings let the marketplace `source` be used: `blockedMarketplaces`
 /// first, then `strictKnownMarketplaces` (unset: no restriction; `[]`: none may).
-/// Matching is exact (no URL normalisation); a `github` repo `owner/*` matches every
-/// repository of the owner; `hostPattern` and `pathPattern` are regular expressions
-/// on the source's host and path. Reference §5.4.
+/// URLs and package names match exactly (no URL normalisation); a `github` repo
+/// `owner/*` matches every repository of the owner; a `directory` or `file` path matches
+/// the folder it resolves to (`bases`: `..`, `.`, a trailing `/` and symbolic links do
+/// not make another folder of it); `hostPattern` and `pathPattern` are regular
+/// expressions on the source's host and path (an allowlist's on the path resolved, a
+/// blocklist's on the path as written or resolved). Reference §5.4.
 ///
 /// `managed` is the merged managed settings. A list key that is present but not an
 /// array counts as an empty allowlist (fail closed) and as no blocklist.
 #[must_use]
-pub fn source_allowed(managed: &Map<String, Value>, source: &Value) -> SourceCheck {
+pub fn source_allowed(
+    managed: &Map<String, Value>,
+    source: &Value,
+    bases: &PathBases<'_>,
+) -> SourceCheck {
     if let Some(Value::Array(blocked)) = managed.get("blockedMarketplaces") {
         if blocked
             .iter()
-            .any(|entry| matches_entry(entry, source, true))
+            .any(|entry| matches_entry(entry, source, bases, true))
         {
             return SourceCheck::Blocked;
         }
@@ -170,7 +216,7 @@ pub fn source_allowed(managed: &Map<String, Value>, source: &Value) -> SourceChe
         .or_else(|| managed.get("allowedMarketplaces"));
     match allow {
         None => SourceCheck::Allowed,
-        Some(Value::Array(list)) if list.iter().any(|e| matches_entry(e, source, false)) => {
+        Some(Value::Array(list)) if list.iter().any(|e| matches_entry(e, source, bases, false)) => {
             SourceCheck::Allowed
         }
         Some(_) => SourceCheck::NotListed,
@@ -205,7 +251,8 @@ fn regex_matches(pattern: &str, text: &str) -> bool {
 }
 
 /// Whether allowlist (or blocklist, `loose`) entry `entry` matches `source`.
-fn matches_entry(entry: &Value, source: &Value, loose: bool) -> bool {
+fn matches_entry(entry: &Value, source: &Value, bases: &PathBases<'_>, loose: bool) -> bool {
+    let resolved = |path: &str, base: &Path| canonical(&resolve(path, base, bases.home));
     let Some(ek) = kind(entry) else {
         return false;
     };
@@ -215,7 +262,10 @@ fn matches_entry(entry: &Value, source: &Value, loose: bool) -> bool {
             .is_some_and(|(p, h)| regex_matches(p, &h)),
         "pathPattern" => field(entry, "pathPattern")
             .zip(field(source, "path"))
-            .is_some_and(|(p, path)| regex_matches(p, path)),
+            .is_some_and(|(p, path)| {
+                let at = resolved(path, bases.source);
+                regex_matches(p, &at.to_string_lossy()) || (loose && regex_matches(p, path))
+            }),
         _ if Some(ek) != kind(source) => false,
         "github" => {
             let (Some(want), Some(have)) = (field(entry, "repo"), field(source, "repo")) else {
@@ -242,7 +292,11 @@ fn matches_entry(entry: &Value, source: &Value, loose: bool) -> bool {
             field(entry, "package").is_some() && field(entry, "package") == field(source, "package")
         }
         "directory" | "file" => {
-            field(entry, "path").is_some() && field(entry, "path") == field(source, "path")
+            field(entry, "path")
+                .zip(field(source, "path"))
+                .is_some_and(|(want, have)| {
+                    resolved(want, bases.managed) == resolved(have, bases.source)
+                })
         }
         _ => false,
     }

@@ -41,66 +41,9 @@ fn mod_with(register: &str, more: &[(&str, &str)]) -> PathBuf {
     folder_with("m", &files)
 }
 
-/// What the session's catalogue (`events::catalogue()`, SPEC §1.5) answers:
-/// `fnhooks::Catalogue::pattern_is_declared` over `events::names::{CATALOGUE, FAMILIES}`
-/// (copied: `mods` does not depend on `events`).
+/// What the session's catalogue answers (`events::catalogue()`, SPEC §1.5).
 fn known(pattern: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "tool.check",
-        "tool.call",
-        "tool.register",
-        "tool.list",
-        "tool.describe",
-        "command.describe",
-        "agent.offer",
-        "agent.spawn",
-        "env.get",
-        "env.set",
-        "plugin.register",
-        "settings.read",
-        "ui.log",
-        "session.append",
-        "session.compact",
-        "prompt.section",
-        "prompt.context",
-        "prompt.attachment",
-        "prompt.compose",
-        "prompt.submit",
-        "skill.prompt",
-        "attribution.text",
-        "command.run",
-        "command.register",
-        "command.list",
-        "agent.register",
-        "agent.list",
-        "prompt.fill",
-        "prompt.suggest",
-        "prompt.edit",
-        "prompt.read",
-        "http.fetch",
-        "process.run",
-        "mcp.call",
-        "engine.create",
-    ];
-    const FAMILIES: &[&str] = &[
-        "classic.", "turn.", "command.", "config.", "session.", "ui.", "fs.", "store.", "clock.",
-        "model.", "audio.",
-    ];
-    match pattern.strip_suffix('*') {
-        Some(prefix) => {
-            prefix.is_empty()
-                || FAMILIES
-                    .iter()
-                    .any(|f| f.starts_with(prefix) || prefix.starts_with(f))
-                || NAMES.iter().any(|n| n.starts_with(prefix))
-        }
-        None => {
-            NAMES.contains(&pattern)
-                || FAMILIES
-                    .iter()
-                    .any(|f| pattern.len() > f.len() && pattern.starts_with(f))
-        }
-    }
+    events::catalogue().pattern_is_declared(pattern)
 }
 
 fn inspect_dir(dir: &Path) -> Inspection {
