@@ -562,7 +562,8 @@ pub(crate) fn mod_holds(
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let mods =
             person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
-        let reports = person::mod_reports(folder, &catalogue, &mods, HookRunner::NotRun);
+        let pinned = attacks::pinned_names(&catalogue);
+        let reports = person::mod_reports(folder, &catalogue, &mods, HookRunner::NotRun, &pinned);
         Ok(ModHolds {
             heading,
             breaches: reports.iter().map(person::ModReport::breaches).sum(),
@@ -632,7 +633,8 @@ fn audit_folder(
             seated: attacks::run_arm(folder, true, attack, 10_000 + i, hooks, &listed),
         })
         .collect();
-    let person_mods = person::mod_reports(folder, &catalogue, &person, hooks);
+    let pinned = attacks::pinned_names(&catalogue);
+    let person_mods = person::mod_reports(folder, &catalogue, &person, hooks, &pinned);
     let m = policy.managed();
     let hook_rows = hook_rows(&policy, folder, &catalogue);
     Ok(AuditReport {

@@ -654,6 +654,32 @@ fn mods_check_reports_hooks_calls_load_errors_and_holds() {
         .as_str()
         .unwrap()
         .starts_with("yes-man tried to lift"));
+
+    // A probe: env-pinner writes pinned variables when a prompt is submitted; unseated
+    // they change, seated every write is refused and said so.
+    let (code, stdout, _) = run(&[
+        "mods",
+        "check",
+        "examples/mods/env-pinner",
+        "--example",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let submit = &v["policy"]["mods"][0]["events"][0];
+    assert_eq!(submit["event"], "prompt.submit", "{submit}");
+    let arms = &submit["attacks"][0];
+    assert_eq!(arms["unseated"]["held"], false, "{arms}");
+    assert!(arms["unseated"]["achieved"]
+        .as_str()
+        .unwrap()
+        .contains("LD_PRELOAD"));
+    assert_eq!(arms["seated"]["held"], true, "{arms}");
+    assert!(submit["held_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l.as_str().unwrap().contains("set LD_PRELOAD: refused")));
 }
 
 /// `audit --plugin-dir` (issue #14 item 2): a person's real mods are seated in every
@@ -683,7 +709,11 @@ fn audit_seats_a_persons_real_mods_and_reports_what_held_over_each() {
     assert!(events.contains(&"prompt.context"), "{events:?}");
     for e in m["events"].as_array().unwrap() {
         assert_eq!(e["breached_seated"], 0, "{e}");
-        assert!(e["changed_unseated"].as_u64().unwrap() > 0, "{e}");
+        // It rewrites every piece of managed content it meets (the probe at
+        // prompt.submit, which it passes through, excepted).
+        if e["event"] != "prompt.submit" {
+            assert!(e["changed_unseated"].as_u64().unwrap() > 0, "{e}");
+        }
     }
 
     let dir = tempfile::tempdir().unwrap();

@@ -783,6 +783,18 @@ pub(super) fn run_alone(
     Some((arm, session.session().take_log()))
 }
 
+/// The variables the catalogue's env attacks write (SPEC §3.8: the always-pinned ones,
+/// managed `env`, the process wrapper's): what no person's plugin may change.
+pub(super) fn pinned_names(catalogue: &[Attack]) -> Vec<String> {
+    catalogue
+        .iter()
+        .filter_map(|a| match &a.kind {
+            Kind::EnvWrite { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether `attack` is one a person's plugin answers in the chain (a verdict of the
 /// lifting attacker, or content), not one the attacker raises itself.
 pub(super) fn answered_in_chain(attack: &Attack) -> bool {

@@ -15,6 +15,24 @@ use std::sync::Arc;
 /// The most lines kept per hooked event of a mod (what held over it).
 const MAX_LINES: usize = 8;
 
+/// The events the audit raises once for a mod that hooks them and that no attack
+/// raises (SPEC §1.5): the event, its fields, the engine's own answer. What the mod does
+/// there (its `$` calls: `env.set`, `tool.register`, ...) is what the audit judges.
+const PROBES: [(&str, &str, Option<&str>); 4] = [
+    (
+        "prompt.submit",
+        r#"{"prompt": "audit probe"}"#,
+        Some(r#"{"prompt": "audit probe"}"#),
+    ),
+    ("tool.list", "{}", None),
+    ("env.get", r#"{"name": "HOME"}"#, None),
+    (
+        "tool.call",
+        r#"{"tool": "Bash", "input": {"command": "ls"}}"#,
+        None,
+    ),
+];
+
 /// What names a person's mods (`audit --plugin-dir DIR`, `--settings FILE`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PersonInputs {
@@ -42,6 +60,8 @@ pub(super) struct PersonMod {
     pub folder: PathBuf,
     /// Its mod (`None`: no hooks module), or the line saying why it cannot load.
     pub source: Result<Option<mods::ModSource>, String>,
+    /// The events its `register` hooks, as `mods check` reads them (static).
+    pub hooks: Vec<String>,
     /// `pluginConfigs` options, as [`loader::options_for`] reads them.
     pub options: Map<String, Value>,
 }
@@ -107,23 +127,30 @@ impl PersonMods {
             .found
             .iter()
             .filter(|f| f.tier == Tier::User)
-            .map(|f| PersonMod {
-                info: PluginInfo {
-                    id: f.id.clone(),
-                    name: f.name.clone(),
-                    tier: Tier::User,
-                    worker: None,
-                    source: Some(f.copy),
-                },
-                folder: f.folder.clone(),
-                source: if f.is_mod {
+            .map(|f| {
+                let source = if f.is_mod {
                     mods::load_folder(&f.folder)
                         .map(Some)
                         .map_err(|e| e.to_string())
                 } else {
                     Ok(None)
-                },
-                options: loader::options_for(f, &loader_inputs),
+                };
+                PersonMod {
+                    hooks: match &source {
+                        Ok(Some(s)) => hooked(s),
+                        _ => Vec::new(),
+                    },
+                    source,
+                    info: PluginInfo {
+                        id: f.id.clone(),
+                        name: f.name.clone(),
+                        tier: Tier::User,
+                        worker: None,
+                        source: Some(f.copy),
+                    },
+                    folder: f.folder.clone(),
+                    options: loader::options_for(f, &loader_inputs),
+                }
             })
             .collect();
         Ok(PersonMods {
@@ -171,6 +198,22 @@ impl PersonMod {
     fn load(&self) -> Result<(), String> {
         self.source.as_ref().map(|_| ()).map_err(Clone::clone)
     }
+}
+
+/// The event patterns a mod's modules hook, each once, in source order (`mods check`'s
+/// analysis, SPEC §6).
+fn hooked(source: &mods::ModSource) -> Vec<String> {
+    let catalogue = events::catalogue();
+    let inspection = mods::inspect(source, &|p| catalogue.pattern_is_declared(p));
+    let mut out: Vec<String> = Vec::new();
+    for m in &inspection.modules {
+        for h in &m.hooks {
+            if !out.contains(&h.event) {
+                out.push(h.event.clone());
+            }
+        }
+    }
+    out
 }
 
 /// A settings file as a JSON object, or why not (path, line, column).
@@ -228,7 +271,9 @@ pub(super) struct ModReport {
     pub folder: PathBuf,
     /// Whether it loads, or why not.
     pub load: Result<(), String>,
-    /// Per event it ran at, in catalogue order.
+    /// The events its `register` hooks (static).
+    pub hooks: Vec<String>,
+    /// Per event it ran at, in catalogue order, then the probes.
     pub events: Vec<EventReport>,
 }
 
@@ -251,6 +296,7 @@ pub(super) fn mod_reports(
     catalogue: &[Attack],
     person: &PersonMods,
     hooks: HookRunner,
+    pinned: &[String],
 ) -> Vec<ModReport> {
     person
         .mods
@@ -273,45 +319,181 @@ pub(super) fn mod_reports(
                     if !ran.load(Ordering::Relaxed) {
                         continue;
                     }
-                    let event = attack.event();
-                    let at = match events.iter().position(|e| e.event == event) {
-                        Some(at) => at,
-                        None => {
-                            events.push(EventReport {
-                                event: event.to_owned(),
-                                met: Vec::new(),
-                                held_lines: Vec::new(),
-                            });
-                            events.len() - 1
-                        }
-                    };
-                    let Some(report) = events.get_mut(at) else {
-                        continue;
-                    };
-                    for line in log {
-                        let text = line.text;
-                        if text.contains(&m.info.name)
-                            && !report.held_lines.contains(&text)
-                            && report.held_lines.len() < MAX_LINES
-                        {
-                            report.held_lines.push(text);
-                        }
-                    }
-                    report.met.push(Met {
-                        attack: attack.label.clone(),
+                    record(
+                        &mut events,
+                        attack.event(),
+                        &attack.label,
                         unseated,
                         seated,
-                    });
+                        log,
+                        &m.info.name,
+                    );
+                }
+                let raised: Vec<&str> = catalogue
+                    .iter()
+                    .filter(|a| attacks::answered_in_chain(a))
+                    .map(Attack::event)
+                    .collect();
+                for (event, fields, core) in PROBES {
+                    let hooks_it = m
+                        .hooks
+                        .iter()
+                        .any(|h| fnhooks::Pattern::parse(h).matches(event));
+                    if !hooks_it || raised.contains(&event) {
+                        continue;
+                    }
+                    let ran = Arc::new(AtomicBool::new(false));
+                    let arm = |seated: bool| {
+                        probe(
+                            folder,
+                            seated,
+                            event,
+                            fields,
+                            core,
+                            m.listed(Some(Arc::clone(&ran))),
+                            hooks,
+                            pinned,
+                        )
+                    };
+                    let ((unseated, _), (seated, log)) = (arm(false), arm(true));
+                    if ran.load(Ordering::Relaxed) {
+                        record(
+                            &mut events,
+                            event,
+                            &format!("{event} (probe)"),
+                            unseated,
+                            seated,
+                            log,
+                            &m.info.name,
+                        );
+                    }
                 }
             }
             ModReport {
                 id: m.info.id.clone(),
                 folder: m.folder.clone(),
                 load: m.load(),
+                hooks: m.hooks.clone(),
                 events,
             }
         })
         .collect()
+}
+
+/// Adds what a mod did in one attack (or probe) at `event` to `events`: both arms, and
+/// the seated session's lines naming the mod (each once, at most [`MAX_LINES`]).
+fn record(
+    events: &mut Vec<EventReport>,
+    event: &str,
+    label: &str,
+    unseated: Arm,
+    seated: Arm,
+    log: Vec<session::LogLine>,
+    name: &str,
+) {
+    let at = match events.iter().position(|e| e.event == event) {
+        Some(at) => at,
+        None => {
+            events.push(EventReport {
+                event: event.to_owned(),
+                met: Vec::new(),
+                held_lines: Vec::new(),
+            });
+            events.len() - 1
+        }
+    };
+    let Some(report) = events.get_mut(at) else {
+        return;
+    };
+    for line in log {
+        let text = line.text;
+        if text.contains(name)
+            && !report.held_lines.contains(&text)
+            && report.held_lines.len() < MAX_LINES
+        {
+            report.held_lines.push(text);
+        }
+    }
+    report.met.push(Met {
+        attack: label.to_owned(),
+        unseated,
+        seated,
+    });
+}
+
+/// Raises a probe `event` (fields and the engine's answer as JSON text) with `listed`
+/// as the person's only plugin, seated or not (SPEC §3.8, §5.4): held when none of the
+/// `pinned` variables changed; with the lines the session wrote.
+#[allow(clippy::too_many_arguments)]
+fn probe(
+    folder: &Path,
+    seated: bool,
+    event: &str,
+    fields: &str,
+    core: Option<&str>,
+    listed: Listed,
+    hooks: HookRunner,
+    pinned: &[String],
+) -> (Arm, Vec<session::LogLine>) {
+    let config = attacks::config(folder, seated, hooks);
+    let session = match session::BlockingSession::start_listed(config, vec![listed]) {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                Arm {
+                    achieved: format!("no session: {e}"),
+                    held: false,
+                },
+                Vec::new(),
+            )
+        }
+    };
+    let before = session.core().env();
+    let fields: Value = serde_json::from_str(fields).unwrap_or(Value::Null);
+    let core = core.and_then(|c| serde_json::from_str(c).ok());
+    let raise =
+        session::SessionRaise::new(fnhooks::Event::from_value(event, fields)).core_answer(core);
+    let answered = session.raise_traced(raise).is_ok();
+    let after = session.core().env();
+    let changed: Vec<&String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let pinned_changed: Vec<&&String> = changed
+        .iter()
+        .filter(|k| pinned.iter().any(|p| p.eq_ignore_ascii_case(k)))
+        .collect();
+    let achieved = if !pinned_changed.is_empty() {
+        format!(
+            "changed pinned {}",
+            pinned_changed
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else if !changed.is_empty() {
+        format!(
+            "changed {}",
+            changed
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else if answered {
+        "no pinned variable changed".to_owned()
+    } else {
+        "failed; no pinned variable changed".to_owned()
+    };
+    let arm = Arm {
+        achieved,
+        held: pinned_changed.is_empty(),
+    };
+    (arm, session.session().take_log())
 }
 
 /// The report of one mod, in words: per event, how many of the audit's calls it
@@ -322,9 +504,12 @@ pub(super) fn render(r: &ModReport) -> Vec<String> {
         out.push(format!("    does not load: {why}"));
         return out;
     }
+    if !r.hooks.is_empty() {
+        out.push(format!("    hooks: {}", r.hooks.join(", ")));
+    }
     if r.events.is_empty() {
         out.push(
-            "    ran at none of the audit's calls (tool.check, managed content): nothing to judge"
+            "    ran at none of the audit's calls (tool.check, managed content, the probes): nothing to judge"
                 .to_owned(),
         );
     }
@@ -356,7 +541,7 @@ pub(super) fn render(r: &ModReport) -> Vec<String> {
             out.push(format!("      BREACH {}: {}", b.attack, b.seated.achieved));
         }
         for l in &e.held_lines {
-            out.push(format!("      held: {l}"));
+            out.push(format!("      seated log: {l}"));
         }
     }
     out
@@ -370,6 +555,7 @@ pub(super) fn to_json(r: &ModReport) -> Value {
         "folder": r.folder.display().to_string(),
         "loads": r.load.is_ok(),
         "load_error": r.load.as_ref().err(),
+        "hooks": r.hooks,
         "breaches": r.breaches(),
         "events": r.events.iter().map(|e| json!({
             "event": e.event,
