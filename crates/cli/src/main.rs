@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod audit;
+mod check;
 mod error;
 mod mods_check;
 mod out;
@@ -99,6 +100,38 @@ enum Command {
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
+    },
+    /// The verdict the machine's settings give one call, and why: the rule that
+    /// decided with its file, line and JSON pointer, every rule that meets it, the
+    /// shell command's parts, the classic hooks that would run (never run), the mode,
+    /// and whether the security default holds it over a person's plugin.
+    Check {
+        /// `TOOL INPUT` (INPUT a JSON object, or the command, path or URL as text), or
+        /// one call in rule syntax: 'Bash(git push --force)'.
+        #[arg(required = true, num_args = 1..=2, value_name = "CALL")]
+        call: Vec<String>,
+        /// The managed folder (default: the platform folder).
+        #[arg(long, value_name = "DIR")]
+        managed: Option<PathBuf>,
+        /// The user settings file (default: ~/.claude/settings.json).
+        #[arg(long, value_name = "FILE")]
+        user: Option<PathBuf>,
+        /// The project folder whose .claude/settings.json and settings.local.json are
+        /// read (default: the working folder).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// A settings file given as --settings to the agent (the flag source).
+        #[arg(long, value_name = "FILE")]
+        settings: Option<PathBuf>,
+        /// The working folder the call is judged in (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The mode the session was given (default: as the settings start it).
+        #[arg(long, value_name = "MODE")]
+        mode: Option<String>,
+        /// Print machine-readable JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Mod commands.
     Mods {
@@ -203,6 +236,25 @@ fn run() -> u8 {
                     json,
                 },
         } => policy_show::run(managed, example, json),
+        Command::Check {
+            call,
+            managed,
+            user,
+            project,
+            settings,
+            cwd,
+            mode,
+            json,
+        } => check::run(&check::CheckArgs {
+            call,
+            managed,
+            user,
+            project,
+            settings,
+            cwd,
+            mode,
+            json,
+        }),
         Command::Mods {
             command:
                 ModsCommand::Check {

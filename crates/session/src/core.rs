@@ -656,7 +656,12 @@ pub(crate) fn rule_warning_line(policy: &Policy, w: &permissions::RuleWarning) -
     }
 }
 
-fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {
+/// The settings sources a session's rules are read from, lowest first, each that reads
+/// as an object (SPEC §4 "Settings sources"): `user`, `project`, `local`, `flag` (the
+/// managed policy is added by the caller). A source that is absent, unreadable or not
+/// an object is left out.
+#[must_use]
+pub fn readable_sources(settings: &SettingsInputs) -> Vec<(SettingsSource, Value)> {
     let kinds = [
         SettingsSource::User,
         SettingsSource::Project,

@@ -9,7 +9,8 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    not_a_variable, not_a_variable_refusal, LogLine, SessionCore, NO_VARIABLE_NAME,
+    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore,
+    NO_VARIABLE_NAME,
 };
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};

@@ -1,0 +1,766 @@
+//! `sec-default check TOOL INPUT` / `check 'Tool(spec)'`: the verdict the machine's
+//! settings give one call, and why (issue #15 item 1; SPEC §1.6, §3.6, §4).
+//!
+//! It reads the sources a session reads (the managed folder, `~/.claude/settings.json`,
+//! the project's `.claude/settings.json` and `.claude/settings.local.json`, `--settings`),
+//! raises `tool.check` in a session with the security default seated as the engine
+//! seats it, and explains the verdict: the rule that decided with its file, line and
+//! JSON pointer; every rule that meets the call at each stage; for a shell command, its
+//! parts and what each meets; the classic hooks that would run (never run); the mode;
+//! and whether the security default holds the verdict over a person's plugin.
+
+use crate::error::CliError;
+use crate::out;
+use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
+use permissions::bash::{parse_command_in, ShellContext};
+use permissions::classic::{ClassicHooks, PRE_TOOL_USE};
+use permissions::{Behavior, Mode, Question, RuleSet, SessionFacts, SettingsSource};
+use policy::{ManagedLocation, Policy, PolicyError};
+use serde_json::{json, Map, Value};
+use session::{BlockingSession, HookRunner, SessionConfig, SettingsInput, SettingsInputs};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What `check` reads (issue #15 item 1): the call and every source, each overridable.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CheckArgs {
+    /// `TOOL INPUT` (two words) or `Tool(spec)` (one).
+    pub call: Vec<String>,
+    /// The managed folder (default: the platform folder).
+    pub managed: Option<PathBuf>,
+    /// The person's user settings (default `~/.claude/settings.json`).
+    pub user: Option<PathBuf>,
+    /// The project folder (default: the working folder): its `.claude/settings.json`
+    /// and `.claude/settings.local.json`.
+    pub project: Option<PathBuf>,
+    /// A `--settings FILE` (the `flag` source).
+    pub settings: Option<PathBuf>,
+    /// The working folder the call is judged in (default: the current folder).
+    pub cwd: Option<PathBuf>,
+    /// The mode the session was given (default: as SPEC §4 "Mode at start" says).
+    pub mode: Option<String>,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// One settings file as read: its source, path, and what became of it.
+struct SourceRead {
+    source: SettingsSource,
+    path: PathBuf,
+    input: SettingsInput,
+    /// The parsed document (for positions), when it is JSON.
+    doc: Option<policy::json::JsonDoc>,
+    /// Why it cannot be used (missing files are not listed).
+    problem: Option<String>,
+}
+
+/// Where a rule is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    file: String,
+    line: Option<usize>,
+    pointer: String,
+}
+
+/// A call in rule syntax or as `TOOL INPUT`, read into a tool and its input (SPEC §4
+/// "Rule syntax"); or why it cannot be read.
+fn parse_call(call: &[String]) -> Result<(String, Value), String> {
+    match call {
+        [one] => {
+            let one = one.trim();
+            let Some(open) = one.find('(') else {
+                return Ok((one.to_owned(), json!({})));
+            };
+            let Some(inner) = one.strip_suffix(')').and_then(|s| s.get(open + 1..)) else {
+                return Err(format!("{one:?} opens a parenthesis it does not close"));
+            };
+            let tool = one.get(..open).unwrap_or_default().trim().to_owned();
+            if tool.is_empty() {
+                return Err(format!("{one:?} names no tool"));
+            }
+            Ok((tool.clone(), input_of(&tool, inner)))
+        }
+        [tool, input] => {
+            let tool = tool.trim().to_owned();
+            match serde_json::from_str::<Value>(input) {
+                Ok(v @ Value::Object(_)) => Ok((tool, v)),
+                Ok(_) => Err(format!(
+                    "the input {input:?} is JSON but not an object; give an object or plain text"
+                )),
+                Err(_) => Ok((tool.clone(), input_of(&tool, input))),
+            }
+        }
+        _ => Err("give TOOL INPUT, or one call in rule syntax such as 'Bash(git push)'".to_owned()),
+    }
+}
+
+/// The input a tool's one argument stands for (SPEC §4: the field each rule kind reads).
+fn input_of(tool: &str, arg: &str) -> Value {
+    match tool {
+        "Bash" => json!({ "command": arg }),
+        "Read" | "Edit" | "Write" | "MultiEdit" => json!({ "file_path": arg }),
+        "NotebookEdit" | "NotebookRead" => json!({ "notebook_path": arg }),
+        "Glob" | "Grep" => json!({ "pattern": arg, "path": "." }),
+        "WebFetch" => {
+            let url = arg
+                .strip_prefix("domain:")
+                .map_or_else(|| arg.to_owned(), |d| format!("https://{d}/"));
+            json!({ "url": url })
+        }
+        "WebSearch" => json!({ "query": arg }),
+        _ => json!({ "input": arg }),
+    }
+}
+
+/// Reads one settings file: absent (not an error), its JSON, or why not (position).
+fn read_source(source: SettingsSource, path: PathBuf) -> SourceRead {
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return SourceRead {
+                source,
+                path,
+                input: SettingsInput::Absent,
+                doc: None,
+                problem: None,
+            }
+        }
+        Err(e) => {
+            let problem = Some(format!("{}: cannot be read: {e}", path.display()));
+            return SourceRead {
+                source,
+                path,
+                input: SettingsInput::Unreadable,
+                doc: None,
+                problem,
+            };
+        }
+    };
+    match policy::json::parse(&bytes) {
+        Ok(doc) => {
+            let problem = (!doc.value.is_object()).then(|| {
+                format!(
+                    "{}: not a JSON object; the engine reads no rule from it",
+                    path.display()
+                )
+            });
+            SourceRead {
+                source,
+                path,
+                input: SettingsInput::Value(doc.value.clone()),
+                doc: Some(doc),
+                problem,
+            }
+        }
+        Err(e) => SourceRead {
+            source,
+            input: SettingsInput::Raw(String::from_utf8_lossy(&bytes).into_owned()),
+            problem: Some(format!(
+                "{}:{}:{}: not JSON ({}); the engine reads no rule from it",
+                path.display(),
+                e.at.line,
+                e.at.column,
+                e.message
+            )),
+            path,
+            doc: None,
+        },
+    }
+}
+
+/// A person's plugin that answers `allow` to every check (the hold's witness).
+fn allow_all() -> Plugin {
+    Plugin::new(PluginInfo {
+        id: "allow-all@check".to_owned(),
+        name: "allow-all".to_owned(),
+        tier: Tier::User,
+        worker: None,
+        source: None,
+    })
+    .with(Registration::on(
+        events::names::TOOL_CHECK,
+        |_cx: Cx, _e: Event, _next: Next| async {
+            Ok::<Value, HookError>(json!({"decision": "allow"}))
+        },
+    ))
+}
+
+/// The `tool.check` answer of a session of `config` with `plugins`, as JSON.
+fn verdict_in(config: SessionConfig, plugins: Vec<Plugin>, tool: &str, input: &Value) -> Value {
+    let session = match BlockingSession::start(config, plugins) {
+        Ok(s) => s,
+        Err(e) => return json!({"error": e.to_string()}),
+    };
+    let event = Event::from_value(
+        events::names::TOOL_CHECK,
+        json!({"tool": tool, "input": input, "tool_use_id": "check-1"}),
+    );
+    match session.raise(event) {
+        Ok(v) => v,
+        Err(e) => json!({"error": e.to_string()}),
+    }
+}
+
+/// The settings of `sources` with every permission rule list emptied, then `text`
+/// written in `behavior`'s list of `source`: the machine with only that rule.
+fn with_only(
+    sources: &[(SettingsSource, Value)],
+    source: SettingsSource,
+    behavior: Behavior,
+    text: &str,
+) -> Vec<(SettingsSource, Value)> {
+    let mut out: Vec<(SettingsSource, Value)> = sources
+        .iter()
+        .map(|(s, v)| {
+            let mut v = v.clone();
+            if let Some(Value::Object(p)) = v.get_mut("permissions") {
+                for list in ["allow", "deny", "ask"] {
+                    p.remove(list);
+                }
+            }
+            (*s, v)
+        })
+        .collect();
+    if !out.iter().any(|(s, _)| *s == source) {
+        out.push((source, json!({})));
+    }
+    for (s, v) in &mut out {
+        if *s != source {
+            continue;
+        }
+        if !v.is_object() {
+            *v = json!({});
+        }
+        if let Some(obj) = v.as_object_mut() {
+            let perms = obj
+                .entry("permissions")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !perms.is_object() {
+                *perms = Value::Object(Map::new());
+            }
+            if let Some(p) = perms.as_object_mut() {
+                p.insert(behavior.as_str().to_owned(), json!([text]));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the rule alone decides the call (SPEC §4: the core's own matching), and
+/// whether only as uncertain.
+fn meets(
+    sources: &[(SettingsSource, Value)],
+    rule: &permissions::Rule,
+    tool: &str,
+    input: &Value,
+    facts: &SessionFacts,
+) -> Option<bool> {
+    let only = with_only(sources, rule.source, rule.behavior, &rule.text);
+    let refs: Vec<(SettingsSource, &Value)> = only.iter().map(|(s, v)| (*s, v)).collect();
+    let (set, _) = RuleSet::from_sources(&refs);
+    let v = permissions::decide(&set, &Question { tool, input }, facts);
+    (v.rule.as_deref() == Some(rule.text.as_str())).then_some(v.uncertain)
+}
+
+/// Runs `check` (issue #15 item 1). Exit 0 with the verdict; 2 bad input (a call that
+/// cannot be read: the engine's verdict for it is still printed); 3 the managed policy
+/// cannot be read (it counts as in force, and the verdict says what that does).
+pub(crate) fn run(args: &CheckArgs) -> u8 {
+    let cwd = args
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+    let project = args.project.clone().unwrap_or_else(|| cwd.clone());
+    let managed = args.managed.clone().unwrap_or_else(policy::platform_folder);
+    let mode = match args.mode.as_deref().map(str::parse::<Mode>) {
+        None => None,
+        Some(Ok(m)) => Some(m),
+        Some(Err(e)) => {
+            let e = CliError::new(None, format!("--mode: {e}"), crate::EXIT_BAD_INPUT);
+            return out::fail("check", &e, args.json);
+        }
+    };
+    let (tool, input, unreadable_call) = match parse_call(&args.call) {
+        Ok((t, i)) => (t, i, None),
+        // SPEC §4: what the core cannot read is never allowed; the engine asks.
+        Err(why) => (String::new(), Value::Null, Some(why)),
+    };
+    let reads = [
+        read_source(
+            SettingsSource::User,
+            args.user
+                .clone()
+                .unwrap_or_else(|| home.join(".claude").join("settings.json")),
+        ),
+        read_source(
+            SettingsSource::Project,
+            project.join(".claude").join("settings.json"),
+        ),
+        read_source(
+            SettingsSource::Local,
+            project.join(".claude").join("settings.local.json"),
+        ),
+        match &args.settings {
+            Some(p) => read_source(SettingsSource::Flag, p.clone()),
+            None => SourceRead {
+                source: SettingsSource::Flag,
+                path: PathBuf::new(),
+                input: SettingsInput::Absent,
+                doc: None,
+                problem: None,
+            },
+        },
+    ];
+    let policy_read = if managed.exists() {
+        policy::read_policy(&ManagedLocation::Explicit(managed.clone()))
+    } else {
+        Ok(Policy::empty())
+    };
+    if let Err(e) = &policy_read {
+        if !e.is_fail_closed() {
+            return out::fail("check", &CliError::from_policy(e), args.json);
+        }
+    }
+    let [user, project_in, local, flag] = reads.each_ref().map(|r| r.input.clone());
+    let settings = SettingsInputs {
+        user,
+        project: project_in,
+        local,
+        flag,
+    };
+    // The session reads an empty folder where the platform folder does not exist.
+    let empty = crate::source::TempFolder::empty().ok();
+    let folder = if managed.exists() {
+        managed.clone()
+    } else {
+        empty
+            .as_ref()
+            .map_or_else(|| managed.clone(), |t| t.path().to_path_buf())
+    };
+    let config = |seated: bool| SessionConfig {
+        settings: settings.clone(),
+        mode,
+        seated,
+        hook_runner: HookRunner::NotRun,
+        ..SessionConfig::new(&folder, &cwd, &home)
+    };
+    let report = match &unreadable_call {
+        Some(why) => json!({
+            "call": args.call,
+            "error": why,
+            "verdict": {"decision": "ask", "reason": format!("the call cannot be read ({why}); the engine asks before what it cannot read")},
+        }),
+        None => explain(
+            &tool,
+            &input,
+            &reads,
+            &policy_read,
+            &managed,
+            &config,
+            &cwd,
+            &home,
+        ),
+    };
+    let code = if unreadable_call.is_some() {
+        crate::EXIT_BAD_INPUT
+    } else if policy_read.is_err() {
+        crate::EXIT_POLICY_UNREADABLE
+    } else {
+        crate::EXIT_OK
+    };
+    let text = if args.json {
+        let mut t = serde_json::to_string_pretty(&report).unwrap_or_default();
+        t.push('\n');
+        t
+    } else {
+        render(&report)
+    };
+    match out::print(&text) {
+        Ok(()) => code,
+        Err(e) => out::after_write_error(&e, code, "check"),
+    }
+}
+
+/// The explanation of one call, as JSON (the human text is rendered from it).
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    tool: &str,
+    input: &Value,
+    reads: &[SourceRead; 4],
+    policy_read: &Result<Policy, PolicyError>,
+    managed: &Path,
+    config: &dyn Fn(bool) -> SessionConfig,
+    cwd: &Path,
+    home: &Path,
+) -> Value {
+    let seated_cfg = config(true);
+    let session_facts = BlockingSession::start(config(true), Vec::new())
+        .map(|s| s.core().facts().clone())
+        .unwrap_or_else(|_| seated_cfg.facts.clone());
+    let verdict = verdict_in(config(true), Vec::new(), tool, input);
+    let over_person = verdict_in(config(true), vec![allow_all()], tool, input);
+    let unseated_person = verdict_in(config(false), vec![allow_all()], tool, input);
+
+    // The rules, as the session reads them, with where each is written.
+    let mut sources = session::readable_sources(&seated_cfg.settings);
+    if let Ok(p) = policy_read {
+        sources.push((SettingsSource::Policy, Value::Object(p.settings.clone())));
+    }
+    let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
+    let (rules, _) = RuleSet::from_sources(&refs);
+    let mut facts = session_facts.clone();
+    facts.env = None;
+    let mut pointers: HashMap<SettingsSource, Vec<String>> = HashMap::new();
+    for r in rules.rules() {
+        pointers.entry(r.source).or_default().push(format!(
+            "/permissions/{}/{}",
+            r.behavior.as_str(),
+            r.index
+        ));
+    }
+    let positions: HashMap<SettingsSource, HashMap<String, policy::json::Position>> = reads
+        .iter()
+        .filter_map(|r| {
+            let doc = r.doc.as_ref()?;
+            let wanted: Vec<&str> = pointers
+                .get(&r.source)
+                .map(|v| v.iter().map(String::as_str).collect())
+                .unwrap_or_default();
+            Some((r.source, doc.positions_of(&wanted)))
+        })
+        .collect();
+    let origin_of = |r: &permissions::Rule| -> Origin {
+        if r.source == SettingsSource::Policy {
+            if let Ok(p) = policy_read {
+                if let Some(o) = p
+                    .rule_origins
+                    .get(&(r.behavior.as_str().to_owned(), r.text.clone()))
+                {
+                    return Origin {
+                        file: o.file.display().to_string(),
+                        line: o.line,
+                        pointer: o.pointer.clone(),
+                    };
+                }
+            }
+            return Origin {
+                file: managed.display().to_string(),
+                line: None,
+                pointer: format!("/permissions/{}/{}", r.behavior.as_str(), r.index),
+            };
+        }
+        let pointer = format!("/permissions/{}/{}", r.behavior.as_str(), r.index);
+        let file = reads
+            .iter()
+            .find(|x| x.source == r.source)
+            .map(|x| x.path.display().to_string())
+            .unwrap_or_default();
+        let line = positions
+            .get(&r.source)
+            .and_then(|p| p.get(&pointer))
+            .map(|p| p.line);
+        Origin {
+            file,
+            line,
+            pointer,
+        }
+    };
+    let rule_json = |r: &permissions::Rule, uncertain: bool| {
+        let o = origin_of(r);
+        json!({
+            "behavior": r.behavior.as_str(),
+            "rule": r.text,
+            "source": r.source.as_str(),
+            "file": o.file,
+            "line": o.line,
+            "pointer": o.pointer,
+            "uncertain": uncertain,
+        })
+    };
+    let mut matched = Vec::new();
+    for r in rules.rules() {
+        if let Some(uncertain) = meets(&sources, r, tool, input, &facts) {
+            matched.push(rule_json(r, uncertain));
+        }
+    }
+    let decided_by = verdict
+        .get("rule")
+        .and_then(Value::as_str)
+        .and_then(|text| {
+            let source = verdict.get("source").and_then(Value::as_str);
+            rules
+                .rules()
+                .iter()
+                .find(|r| r.text == text && source.is_none_or(|s| s == r.source.as_str()))
+                .map(|r| rule_json(r, verdict.get("uncertain") == Some(&Value::Bool(true))))
+        });
+
+    // A shell command's parts, each with the rules it meets.
+    let parts: Vec<Value> = match (tool, input.get("command").and_then(Value::as_str)) {
+        ("Bash", Some(command)) => {
+            let ctx = ShellContext::new(cwd, home, None);
+            let parsed = parse_command_in(command, &ctx);
+            parsed
+                .parts
+                .iter()
+                .map(|p| {
+                    let part_input = json!({"command": p.raw});
+                    let met: Vec<Value> = rules
+                        .rules()
+                        .iter()
+                        .filter(|r| r.behavior != Behavior::Allow || !p.uncertain)
+                        .filter_map(|r| {
+                            meets(&sources, r, "Bash", &part_input, &facts)
+                                .map(|u| json!({"behavior": r.behavior.as_str(), "rule": r.text, "uncertain": u}))
+                        })
+                        .collect();
+                    json!({
+                        "part": p.raw,
+                        "uncertain": p.uncertain || p.runs_anything,
+                        "read_only": p.read_only,
+                        "meets": met,
+                    })
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+
+    let (hooks, _) = ClassicHooks::from_sources(&refs);
+    let classic: Vec<Value> = hooks
+        .matching(PRE_TOOL_USE, tool, input, &facts)
+        .iter()
+        .map(|h| {
+            json!({
+                "event": h.event,
+                "matcher": h.matcher,
+                "command": h.name(),
+                "source": h.source.as_str(),
+                "pointer": h.pointer,
+            })
+        })
+        .collect();
+
+    let held = over_person.get("decision") == verdict.get("decision");
+    let problems: Vec<Value> = reads
+        .iter()
+        .filter_map(|r| r.problem.as_ref().map(|p| json!({"source": r.source.as_str(), "problem": p})))
+        .chain(policy_read.as_ref().err().map(|e| {
+            json!({"source": "policy", "problem": format!("{e}; the managed policy counts as in force (fail closed)")})
+        }))
+        .collect();
+    json!({
+        "call": {"tool": tool, "input": input},
+        "verdict": verdict,
+        "decided_by": decided_by,
+        "matched": matched,
+        "shell_parts": parts,
+        "classic_hooks": {"run": false, "hooks": classic},
+        "mode": session_facts.mode.as_str(),
+        "cwd": cwd.display().to_string(),
+        "over_a_persons_plugin": {
+            "held": held,
+            "seated": over_person,
+            "unseated": unseated_person,
+        },
+        "sources": reads.iter().filter(|r| !r.path.as_os_str().is_empty()).map(|r| json!({
+            "source": r.source.as_str(),
+            "file": r.path.display().to_string(),
+            "present": !matches!(r.input, SettingsInput::Absent),
+        })).collect::<Vec<_>>(),
+        "managed": managed.display().to_string(),
+        "problems": problems,
+    })
+}
+
+/// The value at `path` (object keys) in `v`, or `null`.
+fn at<'a>(v: &'a Value, path: &[&str]) -> &'a Value {
+    static NULL: Value = Value::Null;
+    path.iter().try_fold(v, |v, k| v.get(*k)).unwrap_or(&NULL)
+}
+
+/// The explanation in words.
+fn render(r: &Value) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let verdict = &at(r, &["verdict"]);
+    if let Some(e) = r.get("error") {
+        line(format!("cannot read the call: {}", s(e)));
+        line(format!("verdict: ask ({})", s(at(verdict, &["reason"]))));
+        return out;
+    }
+    line(format!(
+        "{} {}",
+        s(at(r, &["call", "tool"])),
+        at(r, &["call", "input"])
+    ));
+    line(format!(
+        "verdict: {}{}",
+        s(at(verdict, &["decision"])),
+        verdict
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default()
+    ));
+    let place = |m: &Value| {
+        let line_no = at(m, &["line"])
+            .as_u64()
+            .map(|l| format!(":{l}"))
+            .unwrap_or_default();
+        format!(
+            "{}{} {}",
+            s(at(m, &["file"])),
+            line_no,
+            s(at(m, &["pointer"]))
+        )
+    };
+    match r.get("decided_by").filter(|d| !d.is_null()) {
+        Some(d) => line(format!(
+            "decided by: {} {} ({} settings) at {}{}",
+            s(at(d, &["behavior"])),
+            s(at(d, &["rule"])),
+            s(at(d, &["source"])),
+            place(d),
+            if at(d, &["uncertain"]) == true {
+                ", uncertain"
+            } else {
+                ""
+            }
+        )),
+        None => line("decided by: no rule (the mode's default, a setting or a hook)".to_owned()),
+    }
+    let matched = at(r, &["matched"]).as_array().cloned().unwrap_or_default();
+    line(format!("rules that meet this call: {}", matched.len()));
+    for stage in ["deny", "ask", "allow"] {
+        for m in matched.iter().filter(|m| at(m, &["behavior"]) == stage) {
+            line(format!(
+                "  {stage:<5} {} ({}) at {}{}",
+                s(at(m, &["rule"])),
+                s(at(m, &["source"])),
+                place(m),
+                if at(m, &["uncertain"]) == true {
+                    ", uncertain"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    if let Some(parts) = at(r, &["shell_parts"]).as_array().filter(|p| !p.is_empty()) {
+        line("shell command parts:".to_owned());
+        for p in parts {
+            let met: Vec<String> = at(p, &["meets"])
+                .as_array()
+                .map(|m| {
+                    m.iter()
+                        .map(|x| format!("{} {}", s(at(x, &["behavior"])), s(at(x, &["rule"]))))
+                        .collect()
+                })
+                .unwrap_or_default();
+            line(format!(
+                "  {}{}: {}",
+                s(at(p, &["part"])),
+                if at(p, &["uncertain"]) == true {
+                    " (uncertain)"
+                } else {
+                    ""
+                },
+                if met.is_empty() {
+                    "meets no rule".to_owned()
+                } else {
+                    format!("meets {}", met.join(", "))
+                }
+            ));
+        }
+    }
+    let hooks = at(r, &["classic_hooks", "hooks"])
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if hooks.is_empty() {
+        line("classic hooks that would run: none".to_owned());
+    } else {
+        line(format!(
+            "classic hooks that would run (not run): {}",
+            hooks.len()
+        ));
+        for h in &hooks {
+            line(format!(
+                "  {} [{}] `{}` ({} settings {})",
+                s(at(h, &["event"])),
+                at(h, &["matcher"])
+                    .as_str()
+                    .map_or_else(|| "no matcher".to_owned(), |m| format!("matcher {m:?}")),
+                s(at(h, &["command"])),
+                s(at(h, &["source"])),
+                s(at(h, &["pointer"]))
+            ));
+        }
+    }
+    line(format!(
+        "mode: {} (working folder {})",
+        s(at(r, &["mode"])),
+        s(at(r, &["cwd"]))
+    ));
+    let o = &at(r, &["over_a_persons_plugin"]);
+    line(format!(
+        "over a person's plugin answering allow: {} (seated: {}; without the security default: {})",
+        if at(o, &["held"]) == true {
+            "HELD"
+        } else {
+            "not held"
+        },
+        s(at(o, &["seated", "decision"])),
+        s(at(o, &["unseated", "decision"]))
+    ));
+    for p in at(r, &["problems"]).as_array().cloned().unwrap_or_default() {
+        line(format!("problem: {}", s(at(&p, &["problem"]))));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn calls_read_in_rule_syntax_and_as_tool_input() {
+        let one = |s: &str| parse_call(&[s.to_owned()]);
+        assert_eq!(
+            one("Bash(git push --force)").unwrap(),
+            ("Bash".to_owned(), json!({"command": "git push --force"}))
+        );
+        assert_eq!(
+            one("Read(./.env)").unwrap(),
+            ("Read".to_owned(), json!({"file_path": "./.env"}))
+        );
+        assert_eq!(
+            one("WebFetch(domain:example.com)").unwrap(),
+            (
+                "WebFetch".to_owned(),
+                json!({"url": "https://example.com/"})
+            )
+        );
+        assert!(one("Bash(git push").is_err());
+        assert!(one("(x)").is_err());
+        let two = |t: &str, i: &str| parse_call(&[t.to_owned(), i.to_owned()]);
+        assert_eq!(
+            two("Bash", r#"{"command": "ls"}"#).unwrap().1,
+            json!({"command": "ls"})
+        );
+        assert_eq!(
+            two("Bash", "rm -rf /").unwrap().1,
+            json!({"command": "rm -rf /"})
+        );
+        assert!(two("Bash", "[1]").is_err());
+    }
+}
