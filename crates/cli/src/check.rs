@@ -39,6 +39,8 @@ pub(crate) struct CheckArgs {
     pub cwd: Option<PathBuf>,
     /// The mode the session was given (default: as SPEC §4 "Mode at start" says).
     pub mode: Option<String>,
+    /// Append the decision to this hash-chained log (issue #15 item 2).
+    pub log: Option<PathBuf>,
     /// Print JSON.
     pub json: bool,
 }
@@ -347,23 +349,58 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         hook_runner: HookRunner::NotRun,
         ..SessionConfig::new(&folder, &cwd, &home)
     };
+    let log = match &args.log {
+        None => None,
+        Some(path) => match session::DecisionLog::create(path) {
+            Ok(l) => Some(std::sync::Arc::new(l)),
+            Err(e) => {
+                let e = CliError::parsed(
+                    format!("the decision log cannot be opened: {e}"),
+                    path,
+                    crate::EXIT_BAD_INPUT,
+                );
+                return out::fail("check", &e, args.json);
+            }
+        },
+    };
     let report = match &unreadable_call {
         Some(why) => json!({
             "call": args.call,
             "error": why,
             "verdict": {"decision": "ask", "reason": format!("the call cannot be read ({why}); the engine asks before what it cannot read")},
         }),
-        None => explain(
-            &tool,
-            &input,
-            &reads,
-            &policy_read,
-            &managed,
-            &config,
-            &cwd,
-            &home,
-        ),
+        None => {
+            let logged = || {
+                let mut c = config(true);
+                c.decisions = log
+                    .clone()
+                    .map(|l| l as std::sync::Arc<dyn session::DecisionSink>);
+                c
+            };
+            explain(
+                &tool,
+                &input,
+                &reads,
+                &policy_read,
+                &managed,
+                &config,
+                &logged,
+                (&cwd, &home),
+            )
+        }
     };
+    if let Some(l) = &log {
+        let _ = l.flush();
+        if let Some(e) = l.error() {
+            let path = args.log.clone().unwrap_or_default();
+            let e = CliError::parsed(
+                format!("the decision log cannot be written: {e}"),
+                &path,
+                crate::EXIT_BAD_INPUT,
+            );
+            return out::fail("check", &e, args.json);
+        }
+    }
     let code = if unreadable_call.is_some() {
         crate::EXIT_BAD_INPUT
     } else if policy_read.is_err() {
@@ -384,7 +421,53 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     }
 }
 
-/// The explanation of one call, as JSON (the human text is rendered from it).
+/// `sec-default log verify FILE` (issue #15 item 2): exit 0 with the number of lines
+/// when the chain holds; 1 naming the first line that breaks it (not JSON, no `prev`, a
+/// `prev` that is not the line before's hash); 2 when the file cannot be opened.
+pub(crate) fn verify(file: &Path, json: bool) -> u8 {
+    let f = match std::fs::File::open(file) {
+        Ok(f) => f,
+        Err(e) => {
+            let e = CliError::parsed(
+                format!("the log cannot be opened: {e}"),
+                file,
+                crate::EXIT_BAD_INPUT,
+            );
+            return out::fail("log verify", &e, json);
+        }
+    };
+    let (code, text) = match session::verify_log(std::io::BufReader::new(f)) {
+        Ok(n) => (
+            crate::EXIT_OK,
+            if json {
+                json!({"file": file.display().to_string(), "intact": true, "lines": n}).to_string()
+            } else {
+                format!("{}: the chain holds over {n} line(s)", file.display())
+            },
+        ),
+        Err(b) => (
+            crate::EXIT_FAILED,
+            if json {
+                json!({"file": file.display().to_string(), "intact": false, "line": b.line, "reason": b.reason}).to_string()
+            } else {
+                format!(
+                    "{}:{}: the chain breaks: {}",
+                    file.display(),
+                    b.line,
+                    b.reason
+                )
+            },
+        ),
+    };
+    match out::print(&format!("{text}\n")) {
+        Ok(()) => code,
+        Err(e) => out::after_write_error(&e, code, "log verify"),
+    }
+}
+
+/// The explanation of one call, as JSON (the human text is rendered from it); the
+/// verdict itself is raised in the session `logged` makes (the one with the decision
+/// log).
 #[allow(clippy::too_many_arguments)]
 fn explain(
     tool: &str,
@@ -393,14 +476,14 @@ fn explain(
     policy_read: &Result<Policy, PolicyError>,
     managed: &Path,
     config: &dyn Fn(bool) -> SessionConfig,
-    cwd: &Path,
-    home: &Path,
+    logged: &dyn Fn() -> SessionConfig,
+    (cwd, home): (&Path, &Path),
 ) -> Value {
     let seated_cfg = config(true);
     let session_facts = BlockingSession::start(config(true), Vec::new())
         .map(|s| s.core().facts().clone())
         .unwrap_or_else(|_| seated_cfg.facts.clone());
-    let verdict = verdict_in(config(true), Vec::new(), tool, input);
+    let verdict = verdict_in(logged(), Vec::new(), tool, input);
     let over_person = verdict_in(config(true), vec![allow_all()], tool, input);
     let unseated_person = verdict_in(config(false), vec![allow_all()], tool, input);
 

@@ -129,14 +129,35 @@ enum Command {
         /// The mode the session was given (default: as the settings start it).
         #[arg(long, value_name = "MODE")]
         mode: Option<String>,
+        /// Append the decision to this hash-chained decision log (JSON lines).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
         /// Print machine-readable JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Decision log commands.
+    Log {
+        #[command(subcommand)]
+        command: LogCommand,
     },
     /// Mod commands.
     Mods {
         #[command(subcommand)]
         command: ModsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum LogCommand {
+    /// Check a decision log's hash chain; name the first line that breaks it.
+    Verify {
+        /// The log (JSON lines, as `check --log` and `replay --log` write).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Print machine-readable JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -244,6 +265,7 @@ fn run() -> u8 {
             settings,
             cwd,
             mode,
+            log,
             json,
         } => check::run(&check::CheckArgs {
             call,
@@ -253,8 +275,12 @@ fn run() -> u8 {
             settings,
             cwd,
             mode,
+            log,
             json,
         }),
+        Command::Log {
+            command: LogCommand::Verify { file, json },
+        } => check::verify(&file, json),
         Command::Mods {
             command:
                 ModsCommand::Check {

@@ -813,12 +813,72 @@ fn check_of_a_call_it_cannot_read_says_so_and_gives_an_ask() {
 
     // A managed file that is not JSON: named with its position, and in force.
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.path().join("managed-settings.json"), "{\n \"permissions\": [,\n}")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("managed-settings.json"),
+        "{\n \"permissions\": [,\n}",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let managed = dir.path().display().to_string();
     let (code, text) = check(&["--managed", &managed, "Bash(make build)"]);
     assert_eq!(code, 3, "{text}");
     assert!(text.contains("managed-settings.json:2:"), "{text}");
     assert!(text.contains("counts as in force"), "{text}");
     assert!(!text.contains("verdict: allow"), "{text}");
+}
+
+/// `check --log` and `log verify` (issue #15 item 2): each check is one line chained to
+/// the one before; an edited line is named by the line after it.
+#[test]
+#[allow(clippy::indexing_slicing)]
+fn check_log_chains_and_log_verify_names_the_first_broken_line() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let log = dir.path().join("decisions.jsonl");
+    let log_s = log.display().to_string();
+    for call in [
+        "Bash(rm -rf build)",
+        "Bash(git push --force)",
+        "Read(~/.aws/x)",
+    ] {
+        let (code, _) = check(&[
+            "--managed",
+            "examples/check/managed-drop-in",
+            call,
+            "--log",
+            &log_s,
+        ]);
+        assert_eq!(code, 0, "{call}");
+    }
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_default())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["prev"], "0".repeat(64));
+    assert_eq!(lines[0]["rule"], "Bash(rm -rf:*)");
+    assert_eq!(
+        lines[0]["file"],
+        "examples/check/managed-drop-in/managed-settings.json"
+    );
+    assert_eq!(lines[0]["line"], 4);
+    assert_eq!(lines[0]["outcome"], "refused");
+    let (code, out, _) = run(&["log", "verify", &log_s]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("the chain holds over 3 line(s)"), "{out}");
+
+    std::fs::write(&log, text.replacen("\"deny\"", "\"allow\"", 1)).unwrap_or_default();
+    let (code, out, _) = run(&["log", "verify", &log_s, "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(v["intact"], false);
+    assert_eq!(v["line"], 2);
+
+    std::fs::write(
+        &log,
+        format!("{}\nnot json\n", text.lines().next().unwrap_or("")),
+    )
+    .unwrap_or_default();
+    let (code, out, _) = run(&["log", "verify", &log_s]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(":2: the chain breaks: not JSON"), "{out}");
 }

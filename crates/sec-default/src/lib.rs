@@ -15,4 +15,5 @@ pub mod skill_row;
 pub mod state;
 pub mod tool_register_refusal;
 
-pub use register::{plugin, ID, NAME};
+pub use register::{plugin, plugin_observed, ID, NAME};
+pub use state::{CheckNote, CheckObserver};

@@ -47,7 +47,17 @@ fn on_where(pattern: &str, key: &str, value: &str, hook: impl Hook) -> Registrat
 /// SPEC §3; seed `hooks/register.ts`
 #[must_use]
 pub fn plugin() -> Plugin {
-    let state = Arc::new(State::default());
+    plugin_observed(None)
+}
+
+/// [`plugin`], telling `observer` what it did with each `tool.check` (issue #15: which
+/// person's plugins rewrote the verdict, and whether it held), for the engine's decision
+/// log.
+///
+/// SPEC §3.6
+#[must_use]
+pub fn plugin_observed(observer: Option<crate::state::CheckObserver>) -> Plugin {
+    let state = Arc::new(State::observed(observer));
     let (s1, s2, s3) = (state.clone(), state.clone(), state);
     let info = PluginInfo {
         id: ID.to_owned(),

@@ -14,10 +14,35 @@ use std::sync::Arc;
 /// SPEC §3.4 (exemption), §3.6 step 7, §3.9
 #[derive(Debug, Default)]
 pub struct State {
+    /// Told of each `tool.check` this instance answered (a decision log's witness).
+    pub observer: Option<CheckObserver>,
     told: Mutex<HashSet<String>>,
     admitted: Mutex<HashMap<String, Admitted>>,
     /// The reservations compiled from the last policy read, with that read.
     scopes: Mutex<Option<(Arc<ManagedSettings>, Arc<ReservedScopes>)>>,
+}
+
+/// What the security default did with one `tool.check` (issue #15: the decision log's
+/// `rewritten_by` and `held`), SPEC §3.6.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckNote {
+    /// The check's `tool_use_id`, when it has one.
+    pub tool_use_id: Option<String>,
+    /// The person's plugins (names, a batch's joined) that rewrote the verdict they were
+    /// handed without tightening it (SPEC §3.6 step 2).
+    pub rewritten_by: Vec<String>,
+    /// Whether the verdict past the user tier was returned in place of theirs.
+    pub held: bool,
+}
+
+/// A callback told of each [`CheckNote`]; called on the chain's thread: keep it short.
+#[derive(Clone)]
+pub struct CheckObserver(pub Arc<dyn Fn(&CheckNote) + Send + Sync>);
+
+impl std::fmt::Debug for CheckObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CheckObserver")
+    }
 }
 
 /// What the plugin heard at a module's admission: the provenance (the id the loader
@@ -33,6 +58,15 @@ pub struct Admitted {
 }
 
 impl State {
+    /// A fresh state telling `observer` of each `tool.check` (issue #15).
+    #[must_use]
+    pub fn observed(observer: Option<CheckObserver>) -> Self {
+        State {
+            observer,
+            ..State::default()
+        }
+    }
+
     /// Marks the notice `key` told; returns `true` the first time only.
     ///
     /// SPEC §3.6 step 7

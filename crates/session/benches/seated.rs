@@ -238,3 +238,41 @@ fn policy_read_memo_hit(bencher: Bencher) {
     memo.read().unwrap();
     bencher.bench_local(|| black_box(memo.read()));
 }
+
+/// The decision log's cost (issue #15: at most 2 µs a `tool.check`): the same seated
+/// `tool.check` through 8 plugins with no log, and with a hash-chained log written to a
+/// sink (the line built, hashed, chained and written; the disk's own time left out).
+fn bench_logged(bencher: Bencher, logged: bool) {
+    let dir = folder(&policy(), None);
+    let decisions = logged.then(|| {
+        Arc::new(session::DecisionLog::to_writer(
+            Box::new(std::io::sink()),
+            session::GENESIS.to_owned(),
+        )) as Arc<dyn session::DecisionSink>
+    });
+    let s = BlockingSession::start(
+        SessionConfig {
+            decisions,
+            ..SessionConfig::new(
+                dir.path(),
+                Path::new("/home/dev/repo"),
+                Path::new("/home/dev"),
+            )
+        },
+        chain(false),
+    )
+    .unwrap();
+    bencher
+        .with_inputs(check_event)
+        .bench_local_values(|e| measured(|| s.raise(e)));
+}
+
+#[divan::bench]
+fn tool_check_8_plugins_seated_no_decision_log(bencher: Bencher) {
+    bench_logged(bencher, false);
+}
+
+#[divan::bench]
+fn tool_check_8_plugins_seated_decision_log(bencher: Bencher) {
+    bench_logged(bencher, true);
+}

@@ -3,6 +3,7 @@
 
 mod blocking;
 mod core;
+mod decisions;
 mod listed;
 mod mode;
 mod settings;
@@ -14,6 +15,7 @@ pub use crate::core::{
 };
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
+pub use decisions::{verify_log, DecisionLog, DecisionRecord, DecisionSink, LogBreak, GENESIS};
 /// The catalogue a session hands its engine: SPEC §1.5's, whose `tool.check` fails
 /// closed as §1.8 says (SPEC §1.5, §1.8).
 pub use events::catalogue;
@@ -67,6 +69,9 @@ pub struct SessionConfig {
     pub clock: Arc<dyn Clock>,
     /// The policy memo's window (SPEC §2.1 `POLICY_MEMO_MS`).
     pub memo_window: Duration,
+    /// Where each `tool.check` is recorded (issue #15: [`DecisionLog`], a hash-chained
+    /// JSON-lines log); `None`: nowhere.
+    pub decisions: Option<Arc<dyn DecisionSink>>,
 }
 
 impl std::fmt::Debug for SessionConfig {
@@ -101,6 +106,7 @@ impl SessionConfig {
             hook_runner: HookRunner::Normal,
             clock: Arc::new(SystemClock),
             memo_window: Duration::from_millis(POLICY_MEMO_MS),
+            decisions: None,
         }
     }
 }
@@ -226,7 +232,18 @@ pub struct Session {
     interactive: bool,
     /// How many times each listed module's worker crashed (SPEC §6 "Limits").
     crashes: Mutex<HashMap<String, u32>>,
+    /// Where each `tool.check` is recorded (issue #15).
+    decisions: Option<Arc<dyn DecisionSink>>,
+    /// What the security default did with each `tool.check` in flight, by
+    /// `tool_use_id` (taken when the check is recorded).
+    notes: Arc<Mutex<HashMap<String, sec_default::CheckNote>>>,
+    /// The session's id, shared with every decision record.
+    session_id: Arc<str>,
 }
+
+/// The most `tool.check` notes of the security default kept for the decision log at
+/// once (issue #15).
+const MAX_NOTES: usize = 1024;
 
 /// The crashes after which a person's module is unloaded, and an organization's stays
 /// failing (SPEC §6 "Limits").
@@ -381,6 +398,7 @@ impl Session {
         // person's module can never take the seat of another by taking its id.
         // A control session that never seats the security default reserves nothing for it.
         let (listed, taken) = unique_ids(listed, config.seated);
+        let session_id: Arc<str> = Arc::from(core.hook_identity().0);
         let session = Session {
             engine,
             core,
@@ -391,6 +409,9 @@ impl Session {
             config_seated: config.seated,
             interactive: config.facts.interactive,
             crashes: Mutex::new(HashMap::new()),
+            decisions: config.decisions.clone(),
+            notes: Arc::default(),
+            session_id,
         };
         session.reseat(true);
         // The organization's and the engine's modules are admitted before any person's
@@ -450,7 +471,21 @@ impl Session {
         }
         self.engine.unseat(sec_default::ID);
         if want {
-            self.engine.seat_first(sec_default::plugin());
+            let observer = self.decisions.as_ref().map(|_| {
+                let notes = Arc::clone(&self.notes);
+                sec_default::CheckObserver(Arc::new(move |n: &sec_default::CheckNote| {
+                    let key = n.tool_use_id.clone().unwrap_or_default();
+                    let mut notes = notes.lock();
+                    // Checks a plugin raises are never recorded: their notes must not
+                    // pile up.
+                    if notes.len() >= MAX_NOTES {
+                        notes.clear();
+                    }
+                    notes.insert(key, n.clone());
+                }))
+            });
+            self.engine
+                .seat_first(sec_default::plugin_observed(observer));
         }
         st.seated = want;
     }
@@ -680,7 +715,89 @@ impl Session {
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise(&self, event: Event) -> Result<Value, RaiseError> {
         self.after_crashes().await;
+        if self.decisions.is_some() && event.name.as_str() == names::TOOL_CHECK {
+            let fields = Arc::clone(&event.fields);
+            // Seated, the security default's note says who rewrote the verdict: no
+            // trace is needed (it costs as much as the check).
+            let (answer, trace) = if self.is_seated() {
+                (self.engine.raise(event).await, Vec::new())
+            } else {
+                self.engine.raise_traced(Raise::new(event)).await
+            };
+            self.record_check(&fields, &answer, &trace, None);
+            return Ok(answer?.into_value());
+        }
         Ok(self.engine.raise(event).await?.into_value())
+    }
+
+    /// Records one `tool.check` in the decision log, when there is one (issue #15).
+    fn record_check(
+        &self,
+        fields: &Arc<Map<String, Value>>,
+        answer: &Answer,
+        trace: &[TraceEntry],
+        outcome: Option<&'static str>,
+    ) {
+        let Some(sink) = &self.decisions else {
+            return;
+        };
+        let verdict = match answer {
+            Ok(v) => Ok(v.clone()),
+            Err(e) => Err(e.failure().to_string()),
+        };
+        let v = verdict.as_ref().ok().map(|r| &**r);
+        let text = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_str);
+        let (file, line) = match (text("source"), text("rule")) {
+            (Some("policy"), Some(rule)) => {
+                self.core.read_policy().ok().map_or((None, None), |p| {
+                    let behavior = if v.and_then(|v| v.get("uncertain")) == Some(&Value::Bool(true))
+                    {
+                        "deny"
+                    } else {
+                        text("decision").unwrap_or_default()
+                    };
+                    let origin = p
+                        .rule_origins
+                        .get(&(behavior.to_owned(), rule.to_owned()))
+                        .or_else(|| p.rule_origins.get(&("ask".to_owned(), rule.to_owned())));
+                    origin.map_or((None, None), |o| {
+                        (Some(o.file.display().to_string()), o.line)
+                    })
+                })
+            }
+            (Some(source), Some(_)) => (Some(format!("{source} settings")), None),
+            _ => (None, None),
+        };
+        // Seated, the security default says who rewrote the verdict and whether it held
+        // (the trace keeps only its last run, past the user tier); unseated, the trace
+        // shows the person's plugins that rewrote it.
+        let key = fields
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let (rewritten_by, held) = match self.notes.lock().remove(key) {
+            Some(n) => (n.rewritten_by, n.held),
+            None => (sec_default::held_verdict::rewritten_by_users(trace), false),
+        };
+        // What the engine does with the verdict (SPEC §1.6 `outcome`); a chain that
+        // failed is refused.
+        let outcome = outcome.unwrap_or_else(|| {
+            match v.and_then(Verdict::from_value) {
+                Some(v) => permissions::outcome(&v, self.core.facts()),
+                None => permissions::Outcome::Refused,
+            }
+            .as_str()
+        });
+        sink.record(DecisionRecord {
+            session: Arc::clone(&self.session_id),
+            fields: Arc::clone(fields),
+            verdict,
+            file,
+            line,
+            rewritten_by,
+            held,
+            outcome,
+        });
     }
 
     /// Raises `event` from the listed, admitted plugin `id`, as that plugin's hooks
@@ -792,9 +909,13 @@ impl Session {
         check.insert("tool".into(), json!(new_tool));
         check.insert("input".into(), new_input.clone());
         check.insert("tool_use_id".into(), json!(tool_use_id));
+        let check = Arc::new(check);
         let (answer, trace) = self
             .engine
-            .raise_traced(Event::new(names::TOOL_CHECK, check))
+            .raise_traced(Event {
+                name: names::TOOL_CHECK.into(),
+                fields: Arc::clone(&check),
+            })
             .await;
         let final_input = self
             .core
@@ -812,7 +933,9 @@ impl Session {
             let reason = format!(
                 "the permission check could not be completed ({why}); denied by your organization's policy"
             );
-            return refused(&new_tool, &final_input, reason, trace);
+            let used = refused(&new_tool, &final_input, reason, trace);
+            self.record_check(&check, &answer, &used.trace, Some(used.outcome.as_str()));
+            return used;
         };
 
         // 3. Deny and ask rules also meet the input the model asked for.
@@ -822,13 +945,17 @@ impl Session {
         }
 
         // 4. What the engine does with the verdict.
-        ToolUse {
+        let used = ToolUse {
             tool: new_tool,
             input: final_input,
             outcome: permissions::outcome(&verdict, &facts),
             verdict,
             trace,
-        }
+        };
+        // The log records the verdict the engine acts on (after step 3).
+        let acted: Answer = Ok(used.verdict.to_value().into());
+        self.record_check(&check, &acted, &used.trace, Some(used.outcome.as_str()));
+        used
     }
 
     /// Reloads a listed plugin: it is admitted afresh through `plugin.register` (as after

@@ -25,21 +25,51 @@ use std::sync::Arc;
 ///
 /// SPEC §3.6
 pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResult {
+    let tool_use_id = state.observer.as_ref().and_then(|_| {
+        e.fields
+            .get("tool_use_id")
+            .and_then(serde_json::Value::as_str)
+            .map(ToOwned::to_owned)
+    });
     let answer = next.run(e.clone()).await;
     // Only the entries that changed something can have rewritten the verdict: the
     // others are not copied (SPEC §3.6 step 2).
     let mods = rewritten_by_users(&next.trace_of_changes());
+    let tell = |held: bool| {
+        if let Some(o) = &state.observer {
+            (o.0)(&crate::state::CheckNote {
+                tool_use_id: tool_use_id.clone(),
+                rewritten_by: mods.clone(),
+                held,
+            });
+        }
+    };
+    let result = held_or_answer(&state, &cx, e, &next, answer, &mods).await;
+    tell(matches!(&result, Ok((_, true))));
+    result.map(|(answer, _)| answer)
+}
+
+/// The rest of [`check`]: the answer, and whether it is the verdict past the user tier
+/// held over theirs.
+async fn held_or_answer(
+    state: &State,
+    cx: &Cx,
+    e: Event,
+    next: &Next,
+    answer: fnhooks::Answer,
+    mods: &[String],
+) -> Result<(fnhooks::Reply, bool), fnhooks::HookError> {
     if mods.is_empty() {
-        return Ok(answer?);
+        return Ok((answer?, false));
     }
-    let policy = policy::read(&cx).await.ok();
+    let policy = policy::read(cx).await.ok();
     if !policy::deny_rules_hold(policy.as_deref()) {
-        return Ok(answer?);
+        return Ok((answer?, false));
     }
 
     // A question that is not a `tool.check` of its shape is the core's to refuse.
     let Some(question) = ToolCheck::read(&e) else {
-        return Ok(answer?);
+        return Ok((answer?, false));
     };
     let tool = question.tool;
     let held_answer = next.to(e, Tier::Append).await;
@@ -51,11 +81,11 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
         .into());
     };
     if !holds_over(&held, &answer) {
-        return Ok(answer?);
+        return Ok((answer?, false));
     }
 
     let kind = if held.uncertain && held.rule.is_some() {
-        uncertain_rule_kind(&cx, &held).await
+        uncertain_rule_kind(cx, &held).await
     } else {
         held_kind(&held)
     };
@@ -69,13 +99,13 @@ pub async fn check(state: Arc<State>, cx: Cx, e: Event, next: Next) -> HookResul
             // The notice is best effort: a log line that fails changes no verdict.
             let _logged = cx
                 .log(
-                    held_notice_as(&plugins, &tool, &held, &kind, attempt),
+                    held_notice_as(plugins, &tool, &held, &kind, attempt),
                     Channel::Screen,
                 )
                 .await;
         }
     }
-    Ok(held_value.clone())
+    Ok((held_value.clone(), true))
 }
 
 /// The failure handler of [`check`]: take what the failed hook's last run settled on
