@@ -41,6 +41,9 @@ pub(crate) struct CheckArgs {
     pub mode: Option<String>,
     /// Append the decision to this hash-chained log (issue #15 item 2).
     pub log: Option<PathBuf>,
+    /// How the classic hooks' commands run: not at all (the default), or sandboxed as
+    /// `audit --run-hooks` runs them.
+    pub hooks: HookRunner,
     /// Print JSON.
     pub json: bool,
 }
@@ -346,7 +349,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         settings: settings.clone(),
         mode,
         seated,
-        hook_runner: HookRunner::NotRun,
+        hook_runner: args.hooks,
         ..SessionConfig::new(&folder, &cwd, &home)
     };
     let log = match &args.log {
@@ -628,6 +631,7 @@ fn explain(
         .collect();
 
     let held = over_person.get("decision") == verdict.get("decision");
+    let hooks_run = matches!(seated_cfg.hook_runner, HookRunner::Sandboxed { .. });
     let problems: Vec<Value> = reads
         .iter()
         .filter_map(|r| r.problem.as_ref().map(|p| json!({"source": r.source.as_str(), "problem": p})))
@@ -641,7 +645,7 @@ fn explain(
         "decided_by": decided_by,
         "matched": matched,
         "shell_parts": parts,
-        "classic_hooks": {"run": false, "hooks": classic},
+        "classic_hooks": {"run": hooks_run, "hooks": classic},
         "mode": session_facts.mode.as_str(),
         "cwd": cwd.display().to_string(),
         "over_a_persons_plugin": {
@@ -772,7 +776,12 @@ fn render(r: &Value) -> String {
         line("classic hooks that would run: none".to_owned());
     } else {
         line(format!(
-            "classic hooks that would run (not run): {}",
+            "classic hooks that would run{}: {}",
+            if at(r, &["classic_hooks", "run"]) == &Value::Bool(true) {
+                " (run with --run-hooks, each in a scratch folder)"
+            } else {
+                " (not run)"
+            },
             hooks.len()
         ));
         for h in &hooks {

@@ -132,6 +132,13 @@ enum Command {
         /// Append the decision to this hash-chained decision log (JSON lines).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+        /// Run the classic hooks that match, each in a scratch home and working folder of
+        /// its own with PATH only, as `audit --run-hooks` does (by default none is run).
+        #[arg(long)]
+        run_hooks: bool,
+        /// With --run-hooks: the most each hook may run, in seconds.
+        #[arg(long, value_name = "SECS", default_value = "10", requires = "run_hooks", value_parser = parse_secs)]
+        hook_timeout: Duration,
         /// Print machine-readable JSON.
         #[arg(long)]
         json: bool,
@@ -266,6 +273,8 @@ fn run() -> u8 {
             cwd,
             mode,
             log,
+            run_hooks,
+            hook_timeout,
             json,
         } => check::run(&check::CheckArgs {
             call,
@@ -276,6 +285,11 @@ fn run() -> u8 {
             cwd,
             mode,
             log,
+            hooks: if run_hooks {
+                HookRunner::Sandboxed { cap: hook_timeout }
+            } else {
+                HookRunner::NotRun
+            },
             json,
         }),
         Command::Log {

@@ -33,7 +33,7 @@ use oxc::ast::ast::{
 };
 use oxc::ast_visit::{walk, Visit};
 use oxc::parser::Parser;
-use oxc::span::{GetSpan, SourceType, Span};
+use oxc::span::{GetSpan, Span};
 use oxc::syntax::scope::ScopeFlags;
 use serde::Serialize;
 use serde_json::Value;
@@ -550,12 +550,13 @@ impl Inspection {
 
 // ---- reading and parsing ------------------------------------------------------------
 
+/// The loader's dialect for the file (a suffix it does not load reads as plain
+/// JavaScript: such a file never got into the graph).
 fn dialect_of(path: &Path) -> Dialect {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    Dialect {
-        ts: matches!(ext, "ts" | "tsx" | "mts" | "cts"),
-        jsx: matches!(ext, "tsx" | "jsx"),
-    }
+    crate::load::compile::dialect_of(path).unwrap_or(Dialect {
+        ts: false,
+        jsx: false,
+    })
 }
 
 fn read_again(path: &Path) -> Result<String, String> {
@@ -601,11 +602,7 @@ fn analyse_file(key: &str, path: &Path, entry: bool) -> ModuleReport {
         }
     }
     let allocator = Allocator::default();
-    let source_type = SourceType::from_path(path)
-        .unwrap_or_else(|_| SourceType::ts())
-        .with_module(true)
-        .with_typescript(dialect.ts)
-        .with_jsx(dialect.jsx);
+    let source_type = crate::load::compile::source_type(path, dialect);
     let parsed = Parser::new(&allocator, &src, source_type).parse();
     if let Some(first) = parsed.errors.first() {
         let offset = first

@@ -5,27 +5,14 @@
 // Helpers of an integration test fail loudly, like its tests (see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
 use mods::inspect::{Inspection, ModuleReport, Problem, Rule, Severity};
 use mods::{inspect, load_folder};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh folder holding `files` (path, text).
 fn folder_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("inspect-tests")
-        .join(format!("{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
+    common::folder_with("inspect-tests", name, files)
 }
 
 const HOOKS: &str = r#"{ "modules": ["./register.ts"] }"#;

@@ -4,10 +4,10 @@
 // Helpers of an integration test fail loudly, like its tests (see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
 use mods::load::{load_folder, Import, LoadError, ModSource, MAX_FILE_BYTES};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,22 +36,9 @@ fn load_err(folder: &Path) -> LoadError {
 /// Files of a folder: `(path, text)`.
 type Files<'a> = &'a [(&'a str, &'a str)];
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
 /// A fresh folder holding `files` (path, text).
 fn folder_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("load-tests")
-        .join(format!("{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
+    common::folder_with("load-tests", name, files)
 }
 
 const MANIFEST: &str = r#"{ "name": "m" }"#;

@@ -63,7 +63,18 @@ fn place(src: &str, diag: &OxcDiagnostic) -> (usize, usize, String) {
     (line, column, diag.message.to_string())
 }
 
-fn dialect_of(path: &Path) -> Option<Dialect> {
+/// How oxc parses the module file at `path` in `dialect`: an ES module.
+pub(crate) fn source_type(path: &Path, dialect: Dialect) -> SourceType {
+    SourceType::from_path(path)
+        .unwrap_or_else(|_| SourceType::ts())
+        .with_module(true)
+        .with_typescript(dialect.ts)
+        .with_jsx(dialect.jsx)
+}
+
+/// The syntax a module file is parsed with, by its suffix (SPEC §6 "A mod"); `None` for
+/// a suffix the engine does not load.
+pub(crate) fn dialect_of(path: &Path) -> Option<Dialect> {
     match path.extension().and_then(|e| e.to_str())? {
         "ts" | "mts" | "cts" => Some(Dialect {
             ts: true,
@@ -213,12 +224,7 @@ pub(crate) fn compile_source(
     let at = |offset: u32| line_col(src, usize::try_from(offset).unwrap_or(usize::MAX));
 
     let allocator = Allocator::default();
-    let source_type = SourceType::from_path(path)
-        .unwrap_or_else(|_| SourceType::ts())
-        .with_module(true)
-        .with_typescript(dialect.ts)
-        .with_jsx(dialect.jsx);
-    let parsed = Parser::new(&allocator, src, source_type).parse();
+    let parsed = Parser::new(&allocator, src, source_type(path, dialect)).parse();
     if let Some(first) = parsed.errors.first() {
         return Err(syntax(first));
     }

@@ -122,3 +122,22 @@ pub fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'stat
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the raise panicked"),
     }
 }
+
+/// A fresh folder under the target's temporary folder, `<group>/<name>-<pid>-<n>`,
+/// holding `files` (path, text).
+pub fn folder_with(group: &str, name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(format!("{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
