@@ -21,6 +21,9 @@ use session::{BlockingSession, HookRunner, SessionConfig, SettingsInput, Setting
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// The most parts of a shell command itemized with the rules each meets.
+const MAX_PARTS: usize = 64;
+
 /// What `check` reads (issue #15 item 1): the call and every source, each overridable.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CheckArgs {
@@ -73,11 +76,18 @@ fn parse_call(call: &[String]) -> Result<(String, Value), String> {
     match call {
         [one] => {
             let one = one.trim();
+            if one.is_empty() {
+                return Err("the call names no tool".to_owned());
+            }
             let Some(open) = one.find('(') else {
                 return Ok((one.to_owned(), json!({})));
             };
             let Some(inner) = one.strip_suffix(')').and_then(|s| s.get(open + 1..)) else {
-                return Err(format!("{one:?} opens a parenthesis it does not close"));
+                return Err(if one.contains(')') {
+                    format!("{one:?} has text after the call's closing parenthesis")
+                } else {
+                    format!("{one:?} opens a parenthesis it does not close")
+                });
             };
             let tool = one.get(..open).unwrap_or_default().trim().to_owned();
             if tool.is_empty() {
@@ -87,6 +97,9 @@ fn parse_call(call: &[String]) -> Result<(String, Value), String> {
         }
         [tool, input] => {
             let tool = tool.trim().to_owned();
+            if tool.is_empty() {
+                return Err("the call names no tool".to_owned());
+            }
             match serde_json::from_str::<Value>(input) {
                 Ok(v @ Value::Object(_)) => Ok((tool, v)),
                 Ok(_) => Err(format!(
@@ -119,9 +132,11 @@ fn input_of(tool: &str, arg: &str) -> Value {
 
 /// Reads one settings file: absent (not an error), its JSON, or why not (position).
 fn read_source(source: SettingsSource, path: PathBuf) -> SourceRead {
-    let bytes = match std::fs::read(&path) {
+    // As the managed files are read: a regular file of at most 16 MiB, opened so that a
+    // FIFO cannot hang it (SPEC §2.1).
+    let bytes = match policy::json::read_bounded(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(policy::json::BoundedReadError::NotFound) => {
             return SourceRead {
                 source,
                 path,
@@ -280,6 +295,26 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     let project = args.project.clone().unwrap_or_else(|| cwd.clone());
     let managed = args.managed.clone().unwrap_or_else(policy::platform_folder);
+    // A folder named on the command line must exist: a typo must not read as "no policy".
+    for (flag, given) in [
+        ("--managed", &args.managed),
+        ("--project", &args.project),
+        ("--cwd", &args.cwd),
+    ] {
+        if let Some(dir) = given {
+            if !dir.is_dir() {
+                let e = CliError::parsed(
+                    format!(
+                        "{}: the {flag} folder given does not exist or is not a folder",
+                        dir.display()
+                    ),
+                    dir,
+                    crate::EXIT_BAD_INPUT,
+                );
+                return out::fail("check", &e, args.json);
+            }
+        }
+    }
     let mode = match args.mode.as_deref().map(str::parse::<Mode>) {
         None => None,
         Some(Ok(m)) => Some(m),
@@ -358,7 +393,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
             Ok(l) => Some(std::sync::Arc::new(l)),
             Err(e) => {
                 let e = CliError::parsed(
-                    format!("the decision log cannot be opened: {e}"),
+                    format!("{}: the decision log cannot be opened: {e}", path.display()),
                     path,
                     crate::EXIT_BAD_INPUT,
                 );
@@ -369,7 +404,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     let report = match &unreadable_call {
         Some(why) => json!({
             "call": args.call,
-            "error": why,
+            "error": {"reason": why, "exit_code": crate::EXIT_BAD_INPUT},
             "verdict": {"decision": "ask", "reason": format!("the call cannot be read ({why}); the engine asks before what it cannot read")},
         }),
         None => {
@@ -393,11 +428,14 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         }
     };
     if let Some(l) = &log {
-        let _ = l.flush();
-        if let Some(e) = l.error() {
+        let flushed = l.flush().err().map(|e| e.to_string());
+        if let Some(e) = l.error().or(flushed) {
             let path = args.log.clone().unwrap_or_default();
             let e = CliError::parsed(
-                format!("the decision log cannot be written: {e}"),
+                format!(
+                    "{}: the decision log cannot be written: {e}",
+                    path.display()
+                ),
                 &path,
                 crate::EXIT_BAD_INPUT,
             );
@@ -428,24 +466,36 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
 /// when the chain holds; 1 naming the first line that breaks it (not JSON, no `prev`, a
 /// `prev` that is not the line before's hash); 2 when the file cannot be opened.
 pub(crate) fn verify(file: &Path, json: bool) -> u8 {
+    let bad = |why: String| {
+        let e = CliError::parsed(
+            format!("{}: {why}", file.display()),
+            file,
+            crate::EXIT_BAD_INPUT,
+        );
+        out::fail("log verify", &e, json)
+    };
+    // A FIFO or a device is no log (and could hang the open or never end).
+    match std::fs::metadata(file) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return bad("it is not a regular file, so it is no decision log".to_owned()),
+        Err(e) => return bad(format!("the log cannot be opened: {e}")),
+    }
     let f = match std::fs::File::open(file) {
         Ok(f) => f,
-        Err(e) => {
-            let e = CliError::parsed(
-                format!("the log cannot be opened: {e}"),
-                file,
-                crate::EXIT_BAD_INPUT,
-            );
-            return out::fail("log verify", &e, json);
-        }
+        Err(e) => return bad(format!("the log cannot be opened: {e}")),
     };
     let (code, text) = match session::verify_log(std::io::BufReader::new(f)) {
-        Ok(n) => (
+        Ok(end) => (
             crate::EXIT_OK,
             if json {
-                json!({"file": file.display().to_string(), "intact": true, "lines": n}).to_string()
+                json!({"file": file.display().to_string(), "intact": true, "lines": end.lines, "last_line_sha256": end.last}).to_string()
             } else {
-                format!("{}: the chain holds over {n} line(s)", file.display())
+                format!(
+                    "{}: the chain holds over {} line(s); the last line's SHA-256 is {} (no later line covers it: keep it to tell if it is edited or removed)",
+                    file.display(),
+                    end.lines,
+                    end.last
+                )
             },
         ),
         Err(b) => (
@@ -589,9 +639,12 @@ fn explain(
         ("Bash", Some(command)) => {
             let ctx = ShellContext::new(cwd, home, None);
             let parsed = parse_command_in(command, &ctx);
+            // Each part is judged against every rule alone: a command of thousands of
+            // parts is itemized for its first MAX_PARTS only.
             parsed
                 .parts
                 .iter()
+                .take(MAX_PARTS)
                 .map(|p| {
                     let part_input = json!({"command": p.raw});
                     let met: Vec<Value> = rules
@@ -645,6 +698,13 @@ fn explain(
         "decided_by": decided_by,
         "matched": matched,
         "shell_parts": parts,
+        "shell_parts_not_itemized": match (tool, input.get("command").and_then(Value::as_str)) {
+            ("Bash", Some(command)) => parse_command_in(command, &ShellContext::new(cwd, home, None))
+                .parts
+                .len()
+                .saturating_sub(MAX_PARTS),
+            _ => 0,
+        },
         "classic_hooks": {"run": hooks_run, "hooks": classic},
         "mode": session_facts.mode.as_str(),
         "cwd": cwd.display().to_string(),
@@ -679,7 +739,7 @@ fn render(r: &Value) -> String {
     let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let verdict = &at(r, &["verdict"]);
     if let Some(e) = r.get("error") {
-        line(format!("cannot read the call: {}", s(e)));
+        line(format!("cannot read the call: {}", s(at(e, &["reason"]))));
         line(format!("verdict: ask ({})", s(at(verdict, &["reason"]))));
         return out;
     }

@@ -327,7 +327,8 @@ fn command_line_error(e: &clap::Error) -> u8 {
         };
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
-    if std::env::args().any(|a| a == "--json") {
+    // `args_os`: an argument that is not UTF-8 must not panic here.
+    if std::env::args_os().any(|a| a == "--json") {
         let reason = text
             .lines()
             .next()

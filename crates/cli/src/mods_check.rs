@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 pub(crate) fn run(dir: &Path, source: Option<AuditSource>, json: bool) -> u8 {
     if !dir.is_dir() {
         let e = CliError::parsed(
-            "the mod folder given does not exist or is not a folder".to_owned(),
+            format!(
+                "{}: the mod folder given does not exist or is not a folder",
+                dir.display()
+            ),
             dir,
             crate::EXIT_BAD_INPUT,
         );

@@ -134,10 +134,26 @@ impl DecisionLog {
     ///
     /// The file cannot be opened or read.
     pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
-        let prev = match std::fs::read(path) {
-            Ok(bytes) => last_line_hash(&bytes),
+        let prev = match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => GENESIS.to_owned(),
             Err(e) => return Err(e),
+            Ok(meta) if !meta.is_file() => {
+                return Err(std::io::Error::other(
+                    "it is not a regular file, so it is no decision log",
+                ))
+            }
+            Ok(_) => {
+                // Only a log whose chain holds is continued: a line glued onto a broken
+                // or foreign file would hide where it broke.
+                let file = std::fs::File::open(path)?;
+                verify_log(std::io::BufReader::new(file))
+                    .map_err(|b| {
+                        std::io::Error::other(format!(
+                            "it is not an intact decision log ({b}); check it with `sec-default log verify`"
+                        ))
+                    })?
+                    .last
+            }
         };
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -276,6 +292,19 @@ struct Line<'a> {
     prev: &'a str,
 }
 
+/// A decision log whose chain holds ([`verify_log`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEnd {
+    /// How many lines it holds.
+    pub lines: u64,
+    /// The SHA-256 of its last line ([`GENESIS`] when empty): no later line covers the
+    /// last one, so an auditor keeps this to tell if it is edited or removed later.
+    pub last: String,
+}
+
+/// The longest line [`verify_log`] reads (16 MiB); a longer one breaks the chain.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+
 /// Where a decision log's chain breaks (issue #15 item 2, `sec-default log verify`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogBreak {
@@ -291,22 +320,41 @@ impl fmt::Display for LogBreak {
     }
 }
 
-/// Checks a decision log's chain line by line (streaming): each line JSON with a `prev`
-/// that is the SHA-256 of the line before (the first's [`GENESIS`]).
+/// Checks a decision log's chain line by line (streaming, at most [`MAX_LINE_BYTES`] a
+/// line): each line JSON, ending in a newline, with a `prev` that is the SHA-256 of the
+/// line before (the first's [`GENESIS`]). The bytes are hashed as they are: a line
+/// whose ending was changed (`\r\n`) breaks the next line's `prev`.
 ///
 /// # Errors
 ///
 /// The first line that breaks the chain ([`LogBreak`]), or one that cannot be read.
-pub fn verify_log(reader: impl BufRead) -> Result<u64, LogBreak> {
+pub fn verify_log(mut reader: impl BufRead) -> Result<LogEnd, LogBreak> {
     let mut prev = GENESIS.to_owned();
     let mut n = 0u64;
-    for line in reader.split(b'\n') {
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        buf.clear();
+        let read = std::io::Read::take(&mut reader, MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| LogBreak {
+                line: n + 1,
+                reason: format!("cannot be read: {e}"),
+            })?;
+        if read == 0 {
+            break;
+        }
         n += 1;
-        let line = line.map_err(|e| LogBreak {
-            line: n,
-            reason: format!("cannot be read: {e}"),
-        })?;
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let Some(line) = buf.strip_suffix(b"\n") else {
+            return Err(LogBreak {
+                line: n,
+                reason: if buf.len() as u64 > MAX_LINE_BYTES {
+                    format!("longer than {MAX_LINE_BYTES} bytes: no line of a decision log is")
+                } else {
+                    "ends without a newline: the line is incomplete (cut short, or glued to)"
+                        .to_owned()
+                },
+            });
+        };
         let v: Value = serde_json::from_slice(line).map_err(|e| LogBreak {
             line: n,
             reason: format!("not JSON: {e}"),
@@ -332,17 +380,10 @@ pub fn verify_log(reader: impl BufRead) -> Result<u64, LogBreak> {
         }
         prev = hex(&Sha256::digest(line));
     }
-    Ok(n)
-}
-
-/// The hash of the last line of a log's bytes ([`GENESIS`] when it holds none).
-fn last_line_hash(bytes: &[u8]) -> String {
-    let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    if trimmed.is_empty() {
-        return GENESIS.to_owned();
-    }
-    let last = trimmed.rsplit(|b| *b == b'\n').next().unwrap_or(trimmed);
-    hex(&Sha256::digest(last))
+    Ok(LogEnd {
+        lines: n,
+        last: prev,
+    })
 }
 
 /// Lower-case hex.
@@ -446,7 +487,7 @@ mod tests {
     #[test]
     fn a_written_log_verifies_and_each_line_chains_to_the_one_before() {
         let text = log_of(5);
-        assert_eq!(verify_log(text.as_bytes()), Ok(5));
+        assert_eq!(verify_log(text.as_bytes()).map(|e| e.lines), Ok(5));
         let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         assert_eq!(first["prev"], GENESIS);
         assert_eq!(first["decision"], "deny");
@@ -460,20 +501,43 @@ mod tests {
         let text = log_of(4);
         let lines: Vec<&str> = text.lines().collect();
         // Removed: the line after it breaks.
-        let removed = [lines[0], lines[2], lines[3]].join("\n");
+        let joined = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let removed = joined(&[lines[0], lines[2], lines[3]]);
         assert_eq!(verify_log(removed.as_bytes()).unwrap_err().line, 2);
         // Edited: the line after the edited one breaks.
         let edited = text.replacen("\"deny\"", "\"allow\"", 2);
         let e = verify_log(edited.as_bytes()).unwrap_err();
         assert_eq!(e.line, 2, "{e}");
         // The first line removed: the new first line's prev is not zeros.
-        let headless = lines[1..].join("\n");
+        let headless = joined(&lines[1..]);
         assert_eq!(verify_log(headless.as_bytes()).unwrap_err().line, 1);
         // Not JSON.
         let garbage = format!("{}\n{{ nope\n", lines[0]);
         let e = verify_log(garbage.as_bytes()).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.reason.starts_with("not JSON"), "{e}");
+        // A changed line ending breaks the next line; a last line cut short is named.
+        let crlf = text.replacen('\n', "\r\n", 1);
+        assert_eq!(verify_log(crlf.as_bytes()).unwrap_err().line, 2);
+        let cut = &text[..text.len() - 3];
+        let e = verify_log(cut.as_bytes()).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.reason.contains("without a newline"), "{e}");
+        // The end's hash is the last line's.
+        let end = verify_log(text.as_bytes()).unwrap();
+        assert_eq!(end.last, hex(&Sha256::digest(lines[3].as_bytes())));
+    }
+
+    #[test]
+    fn a_log_that_does_not_verify_is_never_continued() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("decisions.jsonl");
+        std::fs::write(&path, "Linux version 6.1\n").unwrap();
+        let e = DecisionLog::create(&path).unwrap_err();
+        assert!(e.to_string().contains("not an intact decision log"), "{e}");
+        std::fs::write(&path, log_of(2).trim_end()).unwrap();
+        assert!(DecisionLog::create(&path).is_err());
+        assert!(DecisionLog::create(dir.path()).is_err());
     }
 
     #[test]
@@ -487,7 +551,7 @@ mod tests {
             log.flush().unwrap();
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(verify_log(text.as_bytes()), Ok(4));
+        assert_eq!(verify_log(text.as_bytes()).map(|e| e.lines), Ok(4));
     }
 
     #[test]

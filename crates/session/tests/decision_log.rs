@@ -121,7 +121,7 @@ fn each_check_is_one_chained_line_naming_rule_file_line_rewriter_hold_and_outcom
     assert_eq!(second["held"], false);
     assert_eq!(second["outcome"], "run");
     let text = String::from_utf8(buffer.0.lock().clone()).unwrap();
-    assert_eq!(session::verify_log(text.as_bytes()), Ok(2));
+    assert_eq!(session::verify_log(text.as_bytes()).map(|e| e.lines), Ok(2));
 }
 
 #[test]
