@@ -736,7 +736,10 @@ fn render(r: &Value) -> String {
         out.push_str(&s);
         out.push('\n');
     };
-    let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    // What settings files, plugins and calls hold is written as one line each, with
+    // controls, bidirectional overrides and zero-width characters shown escaped: a rule
+    // that only looks like another must not read as it (SPEC §3.6.1).
+    let s = |v: &Value| fnhooks::escaped_line(v.as_str().unwrap_or_default());
     let verdict = &at(r, &["verdict"]);
     if let Some(e) = r.get("error") {
         line(format!("cannot read the call: {}", s(at(e, &["reason"]))));
@@ -883,6 +886,18 @@ fn render(r: &Value) -> String {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+
+    #[test]
+    fn rules_that_only_look_alike_are_printed_apart() {
+        let report = json!({
+            "call": {"tool": "Bash", "input": {}},
+            "verdict": {"decision": "allow"},
+            "decided_by": {"behavior": "allow", "rule": "Bash(curl\u{200b}:*)", "source": "user", "file": "f", "line": 1, "pointer": "/p"},
+            "matched": [], "classic_hooks": {"hooks": []}, "over_a_persons_plugin": {},
+        });
+        let text = render(&report);
+        assert!(text.contains("Bash(curl\\u{200b}:*)"), "{text}");
+    }
 
     #[test]
     fn calls_read_in_rule_syntax_and_as_tool_input() {
