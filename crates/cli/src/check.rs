@@ -207,18 +207,30 @@ fn allow_all() -> Plugin {
 
 /// The `tool.check` answer of a session of `config` with `plugins`, as JSON.
 fn verdict_in(config: SessionConfig, plugins: Vec<Plugin>, tool: &str, input: &Value) -> Value {
+    verdict_and_facts(config, plugins, tool, input).0
+}
+
+/// [`verdict_in`], with the facts the session started with (its mode, SPEC §4 "Mode
+/// at start"); `None` when it could not start.
+fn verdict_and_facts(
+    config: SessionConfig,
+    plugins: Vec<Plugin>,
+    tool: &str,
+    input: &Value,
+) -> (Value, Option<SessionFacts>) {
     let session = match BlockingSession::start(config, plugins) {
         Ok(s) => s,
-        Err(e) => return json!({"error": e.to_string()}),
+        Err(e) => return (json!({"error": e.to_string()}), None),
     };
     let event = Event::from_value(
         events::names::TOOL_CHECK,
         json!({"tool": tool, "input": input, "tool_use_id": "check-1"}),
     );
-    match session.raise(event) {
+    let answer = match session.raise(event) {
         Ok(v) => v,
         Err(e) => json!({"error": e.to_string()}),
-    }
+    };
+    (answer, Some(session.core().facts().clone()))
 }
 
 /// The settings of `sources` with every permission rule list emptied, then `text`
@@ -533,10 +545,8 @@ fn explain(
     (cwd, home): (&Path, &Path),
 ) -> Value {
     let seated_cfg = config(true);
-    let session_facts = BlockingSession::start(config(true), Vec::new())
-        .map(|s| s.core().facts().clone())
-        .unwrap_or_else(|_| seated_cfg.facts.clone());
-    let verdict = verdict_in(logged(), Vec::new(), tool, input);
+    let (verdict, started) = verdict_and_facts(logged(), Vec::new(), tool, input);
+    let session_facts = started.unwrap_or_else(|| seated_cfg.facts.clone());
     let over_person = verdict_in(config(true), vec![allow_all()], tool, input);
     let unseated_person = verdict_in(config(false), vec![allow_all()], tool, input);
 
@@ -635,10 +645,18 @@ fn explain(
         });
 
     // A shell command's parts, each with the rules it meets.
-    let parts: Vec<Value> = match (tool, input.get("command").and_then(Value::as_str)) {
-        ("Bash", Some(command)) => {
-            let ctx = ShellContext::new(cwd, home, None);
-            let parsed = parse_command_in(command, &ctx);
+    let parsed = match (tool, input.get("command").and_then(Value::as_str)) {
+        ("Bash", Some(command)) => Some(parse_command_in(
+            command,
+            &ShellContext::new(cwd, home, None),
+        )),
+        _ => None,
+    };
+    let not_itemized = parsed
+        .as_ref()
+        .map_or(0, |p| p.parts.len().saturating_sub(MAX_PARTS));
+    let parts: Vec<Value> = match &parsed {
+        Some(parsed) => {
             // Each part is judged against every rule alone: a command of thousands of
             // parts is itemized for its first MAX_PARTS only.
             parsed
@@ -665,7 +683,7 @@ fn explain(
                 })
                 .collect()
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
 
     let (hooks, _) = ClassicHooks::from_sources(&refs);
@@ -698,13 +716,7 @@ fn explain(
         "decided_by": decided_by,
         "matched": matched,
         "shell_parts": parts,
-        "shell_parts_not_itemized": match (tool, input.get("command").and_then(Value::as_str)) {
-            ("Bash", Some(command)) => parse_command_in(command, &ShellContext::new(cwd, home, None))
-                .parts
-                .len()
-                .saturating_sub(MAX_PARTS),
-            _ => 0,
-        },
+        "shell_parts_not_itemized": not_itemized,
         "classic_hooks": {"run": hooks_run, "hooks": classic},
         "mode": session_facts.mode.as_str(),
         "cwd": cwd.display().to_string(),
