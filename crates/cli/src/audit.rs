@@ -12,7 +12,7 @@
 /// The attack catalogue and its oracles (SPEC §3, §5).
 mod attacks;
 /// A person's real mods, seated in the audit (issue #14 item 2).
-mod person;
+pub(crate) mod person;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
 

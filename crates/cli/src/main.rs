@@ -18,6 +18,7 @@ mod error;
 mod mods_check;
 mod out;
 mod policy_show;
+mod replay;
 mod source;
 mod test_cmd;
 
@@ -140,6 +141,48 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value = "10", requires = "run_hooks", value_parser = parse_secs)]
         hook_timeout: Duration,
         /// Print machine-readable JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay the tool calls of real sessions (Claude Code transcripts, folders of them
+    /// such as ~/.claude/projects, Codex rollouts, or a previous replay's --json) through
+    /// the policy: calls by decision per session and tool, every deny and ask with its
+    /// rule, what the person did next to what the policy says now, the holds; with
+    /// --against, the calls whose verdict differs under a second policy.
+    Replay {
+        /// Transcripts (*.jsonl), folders of them, or - for standard input.
+        #[arg(required = true, value_name = "TRANSCRIPT|FOLDER")]
+        paths: Vec<PathBuf>,
+        /// The managed folder (default: the platform folder).
+        #[arg(long, value_name = "DIR", conflicts_with = "example")]
+        managed: Option<PathBuf>,
+        /// Replay under the example policy embedded in this binary.
+        #[arg(long)]
+        example: bool,
+        /// A second managed folder: report the calls whose verdict differs under it.
+        #[arg(long, value_name = "DIR")]
+        against: Option<PathBuf>,
+        /// A user settings file read by every session (default: none).
+        #[arg(long, value_name = "FILE")]
+        user: Option<PathBuf>,
+        /// A settings file given as --settings to the agent (the flag source); its
+        /// enabledPlugins (through its extraKnownMarketplaces) name a person's plugins.
+        #[arg(long, value_name = "FILE")]
+        settings: Option<PathBuf>,
+        /// A person's mod folder, seated in every session as `<name>@inline` (repeatable).
+        #[arg(long = "plugin-dir", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
+        /// Append every decision to this hash-chained decision log (JSON lines).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        /// Run the classic hooks that match, each in a scratch home and working folder of
+        /// its own with PATH only (by default none is run).
+        #[arg(long)]
+        run_hooks: bool,
+        /// With --run-hooks: the most each hook may run, in seconds.
+        #[arg(long, value_name = "SECS", default_value = "10", requires = "run_hooks", value_parser = parse_secs)]
+        hook_timeout: Duration,
+        /// JSON lines: one per call, then one summary line with the counts.
         #[arg(long)]
         json: bool,
     },
@@ -284,6 +327,34 @@ fn run() -> u8 {
             settings,
             cwd,
             mode,
+            log,
+            hooks: if run_hooks {
+                HookRunner::Sandboxed { cap: hook_timeout }
+            } else {
+                HookRunner::NotRun
+            },
+            json,
+        }),
+        Command::Replay {
+            paths,
+            managed,
+            example,
+            against,
+            user,
+            settings,
+            plugin_dirs,
+            log,
+            run_hooks,
+            hook_timeout,
+            json,
+        } => replay::run(&replay::ReplayArgs {
+            paths,
+            managed,
+            example,
+            against,
+            user,
+            settings,
+            plugin_dirs,
             log,
             hooks: if run_hooks {
                 HookRunner::Sandboxed { cap: hook_timeout }

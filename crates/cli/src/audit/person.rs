@@ -53,7 +53,7 @@ impl PersonInputs {
 /// One person's plugin the loader found, with its mod read once (each session makes
 /// a fresh instance of it).
 #[derive(Debug, Clone)]
-pub(super) struct PersonMod {
+pub(crate) struct PersonMod {
     /// Its id, name, tier (`user`) and copy source.
     pub info: PluginInfo,
     /// The plugin folder.
@@ -68,7 +68,7 @@ pub(super) struct PersonMod {
 
 /// The person's plugins, and the loader's lines about the ids it skipped.
 #[derive(Debug, Clone, Default)]
-pub(super) struct PersonMods {
+pub(crate) struct PersonMods {
     /// In chain order.
     pub mods: Vec<PersonMod>,
     /// One line per id skipped (SPEC §6 "Loading").
@@ -84,7 +84,7 @@ impl PersonMods {
     ///
     /// Bad input: a `--plugin-dir` that is not a folder, a `--settings` file that
     /// cannot be read or is not a JSON object (its path and position).
-    pub(super) fn read(
+    pub(crate) fn read(
         inputs: &PersonInputs,
         managed: &Map<String, Value>,
         managed_folder: &Path,
@@ -165,7 +165,7 @@ impl PersonMods {
     }
 
     /// Fresh instances of every plugin, to list in one session.
-    pub(super) fn listed(&self) -> Vec<Listed> {
+    pub(crate) fn listed(&self) -> Vec<Listed> {
         self.mods.iter().map(|m| m.listed(None)).collect()
     }
 }

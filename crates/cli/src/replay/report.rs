@@ -1,0 +1,857 @@
+//! What `replay` reports (issue #16 item 2): per session and per tool, calls by
+//! decision; every deny and ask grouped by the rule (file and line) or setting that
+//! decided it; what the person did in the transcript next to what the policy says now;
+//! the calls the security default held over a person's plugin; with `--against`, the
+//! calls whose verdict differs. With `--json`: one JSON line per call as it is judged,
+//! then one summary line with the counts. Memory is bounded by the distinct sessions,
+//! tools and rules, never by the number of calls: lists of examples are capped.
+
+use super::transcript::{parts_json, Call, Seen};
+use crate::audit::person::PersonMods;
+use fnhooks::escaped_line;
+use permissions::{Decision, Mode, Verdict};
+use policy::{Policy, PolicyError};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use session::{DecisionRecord, ToolUse};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The most examples kept per group.
+const EXAMPLES: usize = 3;
+/// The most calls listed in each list of single calls (rejected, ran-but-denied, held).
+const LISTED: usize = 20;
+/// The most bad lines listed (all are counted).
+const BAD_LISTED: usize = 100;
+/// The most characters of a call's summary.
+const SUMMARY_CHARS: usize = 100;
+
+/// The verdict of one call as the replay judged it.
+#[derive(Debug, Clone)]
+pub(crate) struct Judged {
+    /// The verdict the engine acts on (the strictest of the call's parts).
+    pub verdict: Verdict,
+    /// `run`, `prompt`, `host`, `refused` (SPEC §1.6).
+    pub outcome: &'static str,
+    /// The file and line of the rule that decided, when a rule did and it is known.
+    pub rule_file: Option<String>,
+    /// Its 1-based line.
+    pub rule_line: Option<usize>,
+    /// Whether the security default held the verdict over a person's plugin.
+    pub held: bool,
+    /// The person's plugins that rewrote it.
+    pub rewritten_by: Vec<String>,
+    /// Which of the call's engine calls gave it (0 for most calls).
+    pub part: usize,
+    /// The mode the session judged it in.
+    pub mode: Option<Mode>,
+    /// Why the transcript's mode was not used, when it was not.
+    pub mode_note: Option<String>,
+}
+
+impl Judged {
+    /// A call that could not be judged: denied, saying why (fail closed).
+    pub(crate) fn failed(why: String) -> Judged {
+        Judged {
+            verdict: Verdict::plain(Decision::Deny).with_reason(why),
+            outcome: "refused",
+            rule_file: None,
+            rule_line: None,
+            held: false,
+            rewritten_by: Vec::new(),
+            part: 0,
+            mode: None,
+            mode_note: None,
+        }
+    }
+
+    /// What the session did with the call `used`, with what its decision sink heard.
+    pub(crate) fn from_use(
+        used: &ToolUse,
+        record: Option<&DecisionRecord>,
+        origins: &HashMap<(String, String), (String, Option<usize>)>,
+        part: usize,
+        mode: Mode,
+    ) -> Judged {
+        let v = &used.verdict;
+        let (mut rule_file, mut rule_line) = record.map_or((None, None), |r| (r.file.clone(), r.line));
+        if v.source.as_deref() != Some("policy") {
+            if let Some(rule) = &v.rule {
+                let found = [v.decision.as_str(), "deny", "ask", "allow"]
+                    .iter()
+                    .find_map(|b| origins.get(&((*b).to_owned(), rule.clone())));
+                if let Some((f, l)) = found {
+                    rule_file = Some(f.clone());
+                    rule_line = *l;
+                }
+            }
+        }
+        Judged {
+            verdict: v.clone(),
+            outcome: used.outcome.as_str(),
+            rule_file,
+            rule_line,
+            held: record.is_some_and(|r| r.held),
+            rewritten_by: record.map(|r| r.rewritten_by.clone()).unwrap_or_default(),
+            part,
+            mode: Some(mode),
+            mode_note: None,
+        }
+    }
+
+    /// What decided it, as a report names it.
+    fn decided_by(&self) -> String {
+        let v = &self.verdict;
+        if let Some(rule) = &v.rule {
+            let at = match (&self.rule_file, self.rule_line) {
+                (Some(f), Some(l)) => format!(" ({f}:{l})"),
+                (Some(f), None) => format!(" ({f})"),
+                _ => String::new(),
+            };
+            let uncertain = if v.uncertain { ", uncertain" } else { "" };
+            let source = v.source.as_deref().map(|s| format!(" [{s}{uncertain}]")).unwrap_or_default();
+            return format!("{}{source}{at}", escaped_line(rule));
+        }
+        if let Some(s) = &v.setting {
+            return format!("setting {}", escaped_line(s));
+        }
+        if let Some(h) = &v.hook {
+            return format!("{h} hook");
+        }
+        if v.ceiling.is_some() {
+            return "the organization's ask cap".to_owned();
+        }
+        match (v.decision, self.mode) {
+            (Decision::Allow, Some(m)) => format!("no rule: the {} mode allows it", m.as_str()),
+            (Decision::Ask, Some(m)) => format!("no rule: the {} mode asks", m.as_str()),
+            _ => v
+                .reason
+                .as_deref()
+                .map_or_else(|| "no rule".to_owned(), |r| format!("no rule: {}", escaped_line(r))),
+        }
+    }
+}
+
+/// Counts by decision: allow, ask, deny.
+type Tally = [u64; 3];
+
+fn slot(d: Decision) -> usize {
+    match d {
+        Decision::Allow => 0,
+        Decision::Ask => 1,
+        Decision::Deny => 2,
+    }
+}
+
+fn tally_json(t: &Tally) -> Value {
+    json!({"allow": t[0], "ask": t[1], "deny": t[2]})
+}
+
+/// One session's rows.
+#[derive(Debug, Default)]
+struct SessionRow {
+    file: String,
+    cwd: Option<String>,
+    cwd_here: bool,
+    mode: Option<String>,
+    calls: u64,
+    tally: Tally,
+    tools: BTreeMap<String, Tally>,
+}
+
+/// One group of calls decided alike.
+#[derive(Debug, Default)]
+struct Group {
+    calls: u64,
+    examples: Vec<Value>,
+}
+
+impl Group {
+    fn add(&mut self, example: impl FnOnce() -> Value, cap: usize) {
+        self.calls += 1;
+        if self.examples.len() < cap {
+            self.examples.push(example());
+        }
+    }
+}
+
+/// The report, built as calls are judged.
+pub(crate) struct Report {
+    json: bool,
+    out: Box<dyn Write>,
+    write_error: Option<io::Error>,
+    policy: Value,
+    against: Option<Value>,
+    person: Vec<String>,
+    calls: u64,
+    tally: Tally,
+    tools: BTreeMap<String, Tally>,
+    sessions: Vec<(String, SessionRow)>,
+    session_index: HashMap<String, usize>,
+    rules: BTreeMap<(usize, String), Group>,
+    seen_vs_now: BTreeMap<Seen, Tally>,
+    rejected: Group,
+    ran_denied: Group,
+    held: Group,
+    differ: BTreeMap<(usize, usize, String), Group>,
+    differ_calls: u64,
+    bad: u64,
+    bad_lines: Vec<Value>,
+    unknown: Vec<Value>,
+    files: Vec<Value>,
+    file_calls: u64,
+    file_bad: u64,
+    notes: BTreeSet<String>,
+}
+
+/// The `--json` line of one call.
+#[derive(Serialize)]
+struct CallLine<'a> {
+    replay: &'static str,
+    file: &'a str,
+    line: u64,
+    session: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a str>,
+    tool: &'a str,
+    tool_use_id: &'a str,
+    input: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_as: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_in_mode: Option<&'static str>,
+    transcript: &'static str,
+    #[serde(flatten)]
+    judged: JudgedJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    against: Option<JudgedJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    differs: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct JudgedJson<'a> {
+    decision: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    setting: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_line: Option<usize>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    uncertain: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    held: bool,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    rewritten_by: &'a [String],
+}
+
+impl<'a> JudgedJson<'a> {
+    fn of(j: &'a Judged) -> Self {
+        let v = &j.verdict;
+        JudgedJson {
+            decision: v.decision.as_str(),
+            rule: v.rule.as_deref(),
+            source: v.source.as_deref(),
+            setting: v.setting.as_deref(),
+            rule_file: j.rule_file.as_deref(),
+            rule_line: j.rule_line,
+            uncertain: v.uncertain,
+            reason: v.reason.as_deref(),
+            outcome: j.outcome,
+            held: j.held,
+            rewritten_by: &j.rewritten_by,
+        }
+    }
+}
+
+/// A policy's line in the report.
+fn policy_json(folder: &Path, read: &Result<Policy, PolicyError>) -> Value {
+    match read {
+        Ok(p) => {
+            let rules = ["allow", "deny", "ask"]
+                .iter()
+                .filter_map(|k| p.settings.get("permissions").and_then(|x| x.get(*k)))
+                .filter_map(Value::as_array)
+                .map(Vec::len)
+                .sum::<usize>();
+            json!({"managed": folder.display().to_string(), "rules": rules})
+        }
+        Err(e) => json!({
+            "managed": folder.display().to_string(),
+            "error": e.to_string(),
+            "in_force": "the policy cannot be read, so it counts as in force: every call is denied (SPEC §2.1 fail closed)",
+        }),
+    }
+}
+
+/// A call's one-line summary: the command, path, URL or query, else its input.
+fn summary(tool: &str, input: &Value) -> String {
+    let field = ["command", "cmd", "file_path", "notebook_path", "path", "url", "query", "pattern"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str));
+    let text = match (field, input) {
+        (Some(f), _) => f.to_owned(),
+        (None, Value::String(s)) => s.clone(),
+        (None, v) => v.to_string(),
+    };
+    let one: String = text.chars().take(SUMMARY_CHARS).collect();
+    let more = if text.chars().nth(SUMMARY_CHARS).is_some() { "…" } else { "" };
+    format!("{} {}{more}", escaped_line(tool), escaped_line(&one))
+}
+
+impl Report {
+    /// A report writing its JSON lines (with `json`) or its text to `out`.
+    pub(crate) fn new(
+        json: bool,
+        out: Box<dyn Write>,
+        managed: &Path,
+        policy: &Result<Policy, PolicyError>,
+        against: Option<(&Path, &Result<Policy, PolicyError>)>,
+        person: &PersonMods,
+    ) -> Report {
+        Report {
+            json,
+            out,
+            write_error: None,
+            policy: policy_json(managed, policy),
+            against: against.map(|(d, r)| policy_json(d, r)),
+            person: person.mods.iter().map(|m| m.info.id.clone()).collect(),
+            calls: 0,
+            tally: [0; 3],
+            tools: BTreeMap::new(),
+            sessions: Vec::new(),
+            session_index: HashMap::new(),
+            rules: BTreeMap::new(),
+            seen_vs_now: BTreeMap::new(),
+            rejected: Group::default(),
+            ran_denied: Group::default(),
+            held: Group::default(),
+            differ: BTreeMap::new(),
+            differ_calls: 0,
+            bad: 0,
+            bad_lines: Vec::new(),
+            unknown: Vec::new(),
+            files: Vec::new(),
+            file_calls: 0,
+            file_bad: 0,
+            notes: person.lines.iter().cloned().collect(),
+        }
+    }
+
+    /// Calls judged so far.
+    pub(crate) fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// Whether standard output went away (or failed): the replay stops.
+    pub(crate) fn closed(&self) -> bool {
+        self.write_error.is_some()
+    }
+
+    /// Files of no known format.
+    pub(crate) fn unknown_files(&self) -> usize {
+        self.unknown.len()
+    }
+
+    /// A file that is no transcript (exit 2), and why.
+    pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
+        self.unknown.push(json!({"file": file, "reason": why}));
+        self.file_calls = 0;
+        self.file_bad = 0;
+    }
+
+    /// A line that could not be read.
+    pub(crate) fn bad_line(&mut self, file: &str, line: u64, why: &str) {
+        self.bad += 1;
+        self.file_bad += 1;
+        if self.bad_lines.len() < BAD_LISTED {
+            self.bad_lines.push(json!({"file": file, "line": line, "reason": why}));
+        }
+    }
+
+    /// The end of one file.
+    pub(crate) fn file_done(&mut self, file: &str, format: Option<&str>) {
+        self.files.push(json!({
+            "file": file,
+            "format": format,
+            "calls": self.file_calls,
+            "bad_lines": self.file_bad,
+        }));
+        self.file_calls = 0;
+        self.file_bad = 0;
+    }
+
+    fn example(call: &Call, j: &Judged) -> Value {
+        let (tool, input) = call
+            .parts()
+            .get(j.part)
+            .map_or((call.tool.as_str(), &call.input), |(t, i)| (*t, *i));
+        json!({
+            "file": &*call.file,
+            "line": call.line,
+            "call": summary(tool, input),
+            "decision": j.verdict.decision.as_str(),
+            "decided_by": j.decided_by(),
+        })
+    }
+
+    /// One call, judged (and judged under `--against`), with what the transcript says
+    /// became of it.
+    pub(crate) fn call(&mut self, call: &Call, seen: Seen, j: &Judged, against: Option<&Judged>) {
+        self.calls += 1;
+        self.file_calls += 1;
+        let d = slot(j.verdict.decision);
+        if let Some(t) = self.tally.get_mut(d) {
+            *t += 1;
+        }
+        let bump = |t: &mut Tally| {
+            if let Some(x) = t.get_mut(d) {
+                *x += 1;
+            }
+        };
+        bump(self.tools.entry(call.tool.clone()).or_default());
+        let index = match self.session_index.get(&*call.session) {
+            Some(i) => *i,
+            None => {
+                let cwd = call.cwd.as_deref().map(str::to_owned);
+                let here = call
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|c| super::posix_cwd(c).is_dir());
+                self.sessions.push((
+                    call.session.to_string(),
+                    SessionRow {
+                        file: call.file.to_string(),
+                        cwd,
+                        cwd_here: here,
+                        mode: call.mode.as_deref().map(str::to_owned),
+                        ..SessionRow::default()
+                    },
+                ));
+                let i = self.sessions.len() - 1;
+                self.session_index.insert(call.session.to_string(), i);
+                i
+            }
+        };
+        if let Some((_, row)) = self.sessions.get_mut(index) {
+            row.calls += 1;
+            bump(&mut row.tally);
+            bump(row.tools.entry(call.tool.clone()).or_default());
+        }
+        if let Some(note) = &j.mode_note {
+            if !self.notes.contains(note) {
+                self.notes.insert(note.clone());
+            }
+        }
+        if j.verdict.decision != Decision::Allow {
+            self.rules
+                .entry((2 - d, j.decided_by()))
+                .or_default()
+                .add(|| Report::example(call, j), EXAMPLES);
+        }
+        bump(self.seen_vs_now.entry(seen).or_default());
+        if matches!(seen, Seen::Rejected | Seen::Interrupted) {
+            self.rejected.add(
+                || {
+                    let mut e = Report::example(call, j);
+                    if let Some(o) = e.as_object_mut() {
+                        o.insert("transcript".into(), json!(seen.as_str()));
+                    }
+                    e
+                },
+                LISTED,
+            );
+        }
+        if seen == Seen::Ran && j.verdict.decision == Decision::Deny {
+            self.ran_denied.add(|| Report::example(call, j), LISTED);
+        }
+        if j.held {
+            self.held.add(
+                || {
+                    let mut e = Report::example(call, j);
+                    if let Some(o) = e.as_object_mut() {
+                        o.insert("rewritten_by".into(), json!(j.rewritten_by));
+                    }
+                    e
+                },
+                LISTED,
+            );
+        }
+        let differs = against.map(|a| {
+            a.verdict.decision != j.verdict.decision || a.verdict.rule != j.verdict.rule
+        });
+        if let (Some(true), Some(a)) = (differs, against) {
+            self.differ_calls += 1;
+            let key = (slot(j.verdict.decision), slot(a.verdict.decision), a.decided_by());
+            self.differ.entry(key).or_default().add(
+                || {
+                    let mut e = Report::example(call, a);
+                    if let Some(o) = e.as_object_mut() {
+                        o.insert("was".into(), json!(j.verdict.decision.as_str()));
+                        o.insert("was_decided_by".into(), json!(j.decided_by()));
+                    }
+                    e
+                },
+                EXAMPLES,
+            );
+        }
+        if self.json && self.write_error.is_none() {
+            let line = CallLine {
+                replay: "call",
+                file: &call.file,
+                line: call.line,
+                session: &call.session,
+                agent: call.agent.as_deref(),
+                tool: &call.tool,
+                tool_use_id: &call.id,
+                input: &call.input,
+                judged_as: call.judged_as.as_deref().map(parts_json),
+                cwd: call.cwd.as_deref(),
+                mode: call.mode.as_deref(),
+                judged_in_mode: j.mode.map(Mode::as_str),
+                transcript: seen.as_str(),
+                judged: JudgedJson::of(j),
+                against: against.map(JudgedJson::of),
+                differs,
+            };
+            let written = serde_json::to_writer(&mut self.out, &line)
+                .map_err(io::Error::from)
+                .and_then(|()| self.out.write_all(b"\n"));
+            if let Err(e) = written {
+                self.write_error = Some(e);
+            }
+        }
+    }
+
+    fn summary_json(&self) -> Value {
+        let sessions: Vec<Value> = self
+            .sessions
+            .iter()
+            .map(|(id, r)| {
+                let tools: Map<String, Value> =
+                    r.tools.iter().map(|(t, c)| (t.clone(), tally_json(c))).collect();
+                json!({
+                    "session": id,
+                    "file": r.file,
+                    "cwd": r.cwd,
+                    "cwd_here": r.cwd_here,
+                    "mode": r.mode,
+                    "calls": r.calls,
+                    "by_decision": tally_json(&r.tally),
+                    "by_tool": tools,
+                })
+            })
+            .collect();
+        let tools: Map<String, Value> =
+            self.tools.iter().map(|(t, c)| (t.clone(), tally_json(c))).collect();
+        let rules: Vec<Value> = self
+            .rules
+            .iter()
+            .map(|((d, by), g)| {
+                let decision = ["deny", "ask", "allow"].get(*d).copied().unwrap_or("deny");
+                json!({
+                    "decision": decision,
+                    "decided_by": by,
+                    "calls": g.calls,
+                    "examples": g.examples,
+                })
+            })
+            .collect();
+        let seen: Map<String, Value> = self
+            .seen_vs_now
+            .iter()
+            .map(|(s, t)| (s.as_str().to_owned(), tally_json(t)))
+            .collect();
+        let names = ["allow", "ask", "deny"];
+        let against = self.against.as_ref().map(|a| {
+            let changes: Vec<Value> = self
+                .differ
+                .iter()
+                .map(|((from, to, by), g)| {
+                    json!({
+                        "from": names.get(*from),
+                        "to": names.get(*to),
+                        "decided_by": by,
+                        "calls": g.calls,
+                        "examples": g.examples,
+                    })
+                })
+                .collect();
+            json!({"policy": a, "differ": self.differ_calls, "changes": changes})
+        });
+        json!({
+            "replay": "summary",
+            "policy": self.policy,
+            "person_plugins": self.person,
+            "transcripts": self.files,
+            "sessions": sessions,
+            "calls": self.calls,
+            "by_decision": tally_json(&self.tally),
+            "by_tool": tools,
+            "denies_and_asks": rules,
+            "transcript_vs_now": seen,
+            "rejected_in_transcript": {"calls": self.rejected.calls, "listed": self.rejected.examples},
+            "ran_but_denied_now": {"calls": self.ran_denied.calls, "listed": self.ran_denied.examples},
+            "held_over_person_plugin": {"calls": self.held.calls, "listed": self.held.examples},
+            "against": against,
+            "bad_lines": {"count": self.bad, "listed": self.bad_lines},
+            "not_transcripts": self.unknown,
+            "notes": self.notes,
+        })
+    }
+
+    /// Writes the summary (the last JSON line, or the text report) and flushes.
+    ///
+    /// # Errors
+    ///
+    /// The write's error.
+    pub(crate) fn finish(mut self) -> io::Result<()> {
+        if let Some(e) = self.write_error.take() {
+            return Err(e);
+        }
+        let summary = self.summary_json();
+        let text = if self.json {
+            format!("{summary}\n")
+        } else {
+            render(&summary)
+        };
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+fn count(v: &Value, k: &str) -> u64 {
+    v.get(k).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn row(name: &str, calls: u64, t: &Value) -> String {
+    format!(
+        "  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
+        fit(name, 40),
+        calls,
+        count(t, "allow"),
+        count(t, "ask"),
+        count(t, "deny")
+    )
+}
+
+fn fit(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+fn example_line(e: &Value) -> String {
+    format!(
+        "{}:{} {}",
+        escaped_line(str_of(e, "file")),
+        count(e, "line"),
+        str_of(e, "call")
+    )
+}
+
+/// The human report, from the summary.
+fn render(s: &Value) -> String {
+    let mut o = String::new();
+    let empty = Vec::new();
+    let list = |k: &str| s.get(k).and_then(Value::as_array).unwrap_or(&empty);
+    let files = list("transcripts");
+    let sessions = list("sessions");
+    let bad = s.get("bad_lines").unwrap_or(&Value::Null);
+    o.push_str(&format!(
+        "replay: {} tool calls in {} session(s) from {} transcript(s); {} bad line(s)\n",
+        count(s, "calls"),
+        sessions.len(),
+        files.len(),
+        count(bad, "count")
+    ));
+    let policy_line = |p: &Value| match p.get("error").and_then(Value::as_str) {
+        Some(e) => format!("{} NOT READABLE: {}; {}", escaped_line(str_of(p, "managed")), escaped_line(e), str_of(p, "in_force")),
+        None => format!("{} ({} permission rules)", escaped_line(str_of(p, "managed")), count(p, "rules")),
+    };
+    if let Some(p) = s.get("policy") {
+        o.push_str(&format!("policy: {}\n", policy_line(p)));
+    }
+    let person = list("person_plugins");
+    if person.is_empty() {
+        o.push_str("person's plugins: none\n");
+    } else {
+        let ids: Vec<String> = person.iter().filter_map(Value::as_str).map(escaped_line).collect();
+        o.push_str(&format!("person's plugins: {}\n", ids.join(", ")));
+    }
+
+    o.push_str(&format!(
+        "\nBy tool\n  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
+        "tool", "calls", "allow", "ask", "deny"
+    ));
+    if let Some(Value::Object(tools)) = s.get("by_tool") {
+        for (t, c) in tools {
+            o.push_str(&row(&escaped_line(t), count(c, "allow") + count(c, "ask") + count(c, "deny"), c));
+        }
+    }
+    o.push_str(&row("all", count(s, "calls"), s.get("by_decision").unwrap_or(&Value::Null)));
+
+    o.push_str("\nSessions\n");
+    for r in sessions {
+        let t = r.get("by_decision").unwrap_or(&Value::Null);
+        let cwd = match r.get("cwd").and_then(Value::as_str) {
+            Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => escaped_line(c),
+            Some(c) => format!("{} (not on this machine: its paths are uncertain)", escaped_line(c)),
+            None => "(none recorded)".to_owned(),
+        };
+        o.push_str(&format!(
+            "  {}  {}\n    cwd {}; mode {}; {} calls: {} allow, {} ask, {} deny\n",
+            escaped_line(str_of(r, "session")),
+            escaped_line(str_of(r, "file")),
+            cwd,
+            r.get("mode").and_then(Value::as_str).map_or_else(|| "(none recorded)".to_owned(), escaped_line),
+            count(r, "calls"),
+            count(t, "allow"),
+            count(t, "ask"),
+            count(t, "deny"),
+        ));
+    }
+
+    let rules = list("denies_and_asks");
+    o.push_str("\nDenies and asks, by what decided them\n");
+    if rules.is_empty() {
+        o.push_str("  none: every call is allowed\n");
+    }
+    for r in rules {
+        o.push_str(&format!(
+            "  {:<5} {} calls  {}\n",
+            str_of(r, "decision"),
+            count(r, "calls"),
+            str_of(r, "decided_by")
+        ));
+        for e in r.get("examples").and_then(Value::as_array).unwrap_or(&empty) {
+            o.push_str(&format!("          e.g. {}\n", example_line(e)));
+        }
+    }
+
+    o.push_str(&format!(
+        "\nWhat the transcript records, next to the policy now\n  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
+        "transcript", "calls", "allow", "ask", "deny"
+    ));
+    if let Some(Value::Object(seen)) = s.get("transcript_vs_now") {
+        for (k, t) in seen {
+            let label = match k.as_str() {
+                "ran" => "ran (approved, or nothing asked)",
+                "failed" => "ran and failed",
+                "rejected" => "rejected by the person",
+                "interrupted" => "interrupted by the person",
+                _ => "no result in the transcript",
+            };
+            o.push_str(&row(label, count(t, "allow") + count(t, "ask") + count(t, "deny"), t));
+        }
+    }
+    let listed = |o: &mut String, key: &str, title: &str| {
+        let g = s.get(key).unwrap_or(&Value::Null);
+        if count(g, "calls") == 0 {
+            return;
+        }
+        o.push_str(&format!("  {title} ({} calls):\n", count(g, "calls")));
+        for e in g.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
+            let extra = match e.get("rewritten_by").and_then(Value::as_array) {
+                Some(by) if !by.is_empty() => {
+                    let names: Vec<String> = by.iter().filter_map(Value::as_str).map(escaped_line).collect();
+                    format!("; rewritten by {}", names.join(", "))
+                }
+                _ => String::new(),
+            };
+            o.push_str(&format!(
+                "    {} -> now {} ({}){extra}\n",
+                example_line(e),
+                str_of(e, "decision"),
+                str_of(e, "decided_by")
+            ));
+        }
+    };
+    listed(&mut o, "rejected_in_transcript", "Rejected or interrupted in the transcript");
+    listed(&mut o, "ran_but_denied_now", "Ran in the transcript, denied by the policy now");
+    o.push('\n');
+    let held = s.get("held_over_person_plugin").unwrap_or(&Value::Null);
+    if person.is_empty() {
+        o.push_str("Held over a person's plugin: no person's plugin seated (give --plugin-dir or --settings)\n");
+    } else {
+        o.push_str(&format!("Held over a person's plugin: {} calls\n", count(held, "calls")));
+        listed(&mut o, "held_over_person_plugin", "Held");
+    }
+
+    if let Some(a) = s.get("against").filter(|a| !a.is_null()) {
+        let p = a.get("policy").unwrap_or(&Value::Null);
+        o.push_str(&format!(
+            "\nBacktest against {}: {} of {} calls differ\n",
+            policy_line(p),
+            count(a, "differ"),
+            count(s, "calls")
+        ));
+        for c in a.get("changes").and_then(Value::as_array).unwrap_or(&empty) {
+            o.push_str(&format!(
+                "  {} -> {}  {} calls  now {}\n",
+                str_of(c, "from"),
+                str_of(c, "to"),
+                count(c, "calls"),
+                str_of(c, "decided_by")
+            ));
+            for e in c.get("examples").and_then(Value::as_array).unwrap_or(&empty) {
+                o.push_str(&format!(
+                    "          e.g. {} (was {})\n",
+                    example_line(e),
+                    str_of(e, "was_decided_by")
+                ));
+            }
+        }
+    }
+
+    if count(bad, "count") > 0 {
+        o.push_str(&format!("\nBad lines ({}; the replay went on)\n", count(bad, "count")));
+        for b in bad.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
+            o.push_str(&format!(
+                "  {}:{}: {}\n",
+                escaped_line(str_of(b, "file")),
+                count(b, "line"),
+                escaped_line(str_of(b, "reason"))
+            ));
+        }
+    }
+    let unknown = list("not_transcripts");
+    if !unknown.is_empty() {
+        o.push_str("\nNot transcripts (exit 2)\n");
+        for u in unknown {
+            o.push_str(&format!(
+                "  {}: {}\n",
+                escaped_line(str_of(u, "file")),
+                escaped_line(str_of(u, "reason"))
+            ));
+        }
+    }
+    let notes = list("notes");
+    if !notes.is_empty() {
+        o.push_str("\nNotes\n");
+        for n in notes {
+            o.push_str(&format!("  {}\n", escaped_line(n.as_str().unwrap_or_default())));
+        }
+    }
+    o
+}

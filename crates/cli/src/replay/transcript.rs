@@ -1,0 +1,1018 @@
+//! Reading transcripts for `replay` (issue #16), one line at a time: Claude Code
+//! session files (inline sidechains and `subagents/agent-*.jsonl` files included),
+//! Codex CLI rollouts, and the `--json` of a previous replay. The formats are those
+//! `shared/real-inputs/transcripts/README.md` documents from real files.
+//!
+//! Memory stays flat however long the file: a line is read into one reused buffer of at
+//! most [`MAX_LINE_BYTES`], and every line is parsed into a small typed view in which
+//! only a tool call's `input` becomes a JSON tree; everything else (results, thinking,
+//! file contents) is skipped by the parser without being kept.
+
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::fmt;
+use std::io::{self, BufRead};
+use std::sync::Arc;
+
+/// The longest line read (64 MiB); a longer line is counted bad and skipped unread.
+pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// How many non-empty lines may pass before one is of a known format; past that the
+/// file is no known transcript (exit 2).
+const DETECT_LINES: u32 = 64;
+
+/// The most bytes kept of a result's text (enough to tell a rejection).
+const SHORT_TEXT: usize = 512;
+
+/// A transcript format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// Claude Code's `~/.claude/projects/<project>/<session>.jsonl` (and subagent files).
+    Claude,
+    /// Codex CLI's `~/.codex/sessions/.../rollout-*.jsonl`.
+    Codex,
+    /// The `--json` of a previous `replay` (calls already extracted).
+    Replay,
+}
+
+impl Format {
+    /// Its name in reports.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Format::Claude => "claude-code",
+            Format::Codex => "codex",
+            Format::Replay => "replay-json",
+        }
+    }
+}
+
+/// What the transcript records of a call after it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Seen {
+    /// Its result came back (the person approved it, or nothing asked).
+    Ran,
+    /// Its result is an error (the tool failed).
+    Failed,
+    /// The person rejected it ("User rejected tool use").
+    Rejected,
+    /// The person interrupted it.
+    Interrupted,
+    /// No result in the file.
+    NoResult,
+}
+
+impl Seen {
+    /// Every value, in report order.
+    pub(crate) const ALL: [Seen; 5] = [
+        Seen::Ran,
+        Seen::Failed,
+        Seen::Rejected,
+        Seen::Interrupted,
+        Seen::NoResult,
+    ];
+
+    /// Its name in reports and JSON.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Seen::Ran => "ran",
+            Seen::Failed => "failed",
+            Seen::Rejected => "rejected",
+            Seen::Interrupted => "interrupted",
+            Seen::NoResult => "no_result",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Seen> {
+        Seen::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// One tool call as the transcript records it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Call {
+    /// The transcript file and the 1-based line of the call.
+    pub file: Arc<str>,
+    /// 1-based.
+    pub line: u64,
+    /// The session's id (`sessionId`; Codex: `session_meta`'s id, else the file's stem).
+    pub session: Arc<str>,
+    /// The subagent it ran in: `agentId` of a subagent file, `sidechain` for an inline
+    /// sidechain; `None`: the main loop.
+    pub agent: Option<Arc<str>>,
+    /// `tool_use` id / Codex `call_id`.
+    pub id: String,
+    /// The tool as recorded (`Bash`, `mcp__github__create_issue`, `shell_command`).
+    pub tool: String,
+    /// Its input as recorded.
+    pub input: Value,
+    /// The engine calls it stands for (`tool`, `input`), when not itself: a Codex shell
+    /// call is `Bash`, an `apply_patch` one `Write`/`Edit` per file.
+    pub judged_as: Option<Vec<(String, Value)>>,
+    /// The working folder the transcript records for it.
+    pub cwd: Option<Arc<str>>,
+    /// The permission mode the transcript records (`None`: none recorded).
+    pub mode: Option<Arc<str>>,
+    /// What the transcript says became of it (a replayed `--json` carries it).
+    pub seen: Option<Seen>,
+}
+
+impl Call {
+    /// The engine calls it stands for.
+    pub(crate) fn parts(&self) -> Vec<(&str, &Value)> {
+        match &self.judged_as {
+            Some(parts) => parts.iter().map(|(t, i)| (t.as_str(), i)).collect(),
+            None => vec![(self.tool.as_str(), &self.input)],
+        }
+    }
+}
+
+/// What one line gave.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Item {
+    /// A tool call.
+    Call(Box<Call>),
+    /// The result of the call `id`.
+    Result {
+        /// The call's id.
+        id: String,
+        /// What became of it.
+        seen: Seen,
+    },
+    /// A line that could not be read: its 1-based number and why.
+    Bad {
+        /// 1-based.
+        line: u64,
+        /// Why.
+        why: String,
+    },
+}
+
+/// A streaming reader of one transcript file.
+pub(crate) struct Reader<R> {
+    inner: R,
+    file: Arc<str>,
+    stem: Arc<str>,
+    line: u64,
+    buf: Vec<u8>,
+    format: Option<Format>,
+    /// Lines before the format was known, and their problems.
+    undecided: Vec<Item>,
+    first_problem: Option<String>,
+    seen_lines: u32,
+    /// Bytes read so far (for progress).
+    pub bytes: u64,
+    session: Option<Arc<str>>,
+    cwd: Option<Arc<str>>,
+    mode: Option<Arc<str>>,
+    agent: Option<Arc<str>>,
+}
+
+impl<R> fmt::Debug for Reader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader")
+            .field("file", &self.file)
+            .field("line", &self.line)
+            .field("format", &self.format)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one read of a line gave.
+enum Raw {
+    End,
+    Line { complete: bool },
+    TooLong,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader of `inner`, named `file` in reports; `stem` names its session when the
+    /// lines do not.
+    pub(crate) fn new(inner: R, file: &str, stem: &str) -> Self {
+        Reader {
+            inner,
+            file: Arc::from(file),
+            stem: Arc::from(stem),
+            line: 0,
+            buf: Vec::new(),
+            format: None,
+            undecided: Vec::new(),
+            first_problem: None,
+            seen_lines: 0,
+            bytes: 0,
+            session: None,
+            cwd: None,
+            mode: None,
+            agent: None,
+        }
+    }
+
+    /// The format, once a line showed it.
+    pub(crate) fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// Reads the next line into `self.buf` (without its newline), at most
+    /// [`MAX_LINE_BYTES`]: a longer line is consumed unkept.
+    fn raw_line(&mut self) -> io::Result<Raw> {
+        self.buf.clear();
+        let mut too_long = false;
+        let mut any = false;
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                return Ok(if !any {
+                    Raw::End
+                } else if too_long {
+                    Raw::TooLong
+                } else {
+                    Raw::Line { complete: false }
+                });
+            }
+            any = true;
+            let (take, done) = match memchr::memchr(b'\n', avail) {
+                Some(i) => (i, true),
+                None => (avail.len(), false),
+            };
+            if !too_long {
+                if self.buf.len() + take > MAX_LINE_BYTES {
+                    too_long = true;
+                    self.buf.clear();
+                } else {
+                    self.buf.extend_from_slice(avail.get(..take).unwrap_or_default());
+                }
+            }
+            let used = if done { take + 1 } else { take };
+            self.inner.consume(used);
+            self.bytes += used as u64;
+            if done {
+                return Ok(if too_long {
+                    Raw::TooLong
+                } else {
+                    Raw::Line { complete: true }
+                });
+            }
+        }
+    }
+
+    /// The items of the next line (calls, results, a bad line), appended to `out`;
+    /// `Ok(false)` at the end of the file.
+    ///
+    /// # Errors
+    ///
+    /// The read's error, or [`NotATranscript`] (as an `InvalidData` error whose text
+    /// says why) when no line of the first [`DETECT_LINES`] is of a known format.
+    pub(crate) fn next_items(&mut self, out: &mut Vec<Item>) -> io::Result<bool> {
+        let raw = self.raw_line()?;
+        let complete = match raw {
+            Raw::End => {
+                if self.format.is_none() {
+                    if let Some(why) = self.first_problem.take() {
+                        return Err(not_a_transcript(why));
+                    }
+                }
+                return Ok(false);
+            }
+            Raw::TooLong => {
+                self.line += 1;
+                let why = format!("longer than {} MiB; skipped", MAX_LINE_BYTES >> 20);
+                self.bad(out, why);
+                return Ok(true);
+            }
+            Raw::Line { complete } => complete,
+        };
+        self.line += 1;
+        let text = trim_ascii(&self.buf);
+        if text.is_empty() {
+            return Ok(true);
+        }
+        let Some(format) = self.format else {
+            return self.detect(out, complete);
+        };
+        let line = std::mem::take(&mut self.buf);
+        let r = self.read_line(format, trim_ascii(&line), complete, out);
+        self.buf = line;
+        r.map(|()| true)
+    }
+
+    /// Tells the format from a line of a file whose format is not known yet.
+    fn detect(&mut self, out: &mut Vec<Item>, complete: bool) -> io::Result<bool> {
+        self.seen_lines += 1;
+        let line_no = self.line;
+        let found = match serde_json::from_slice::<Value>(trim_ascii(&self.buf)) {
+            Err(e) => Err(parse_problem(&e, complete)),
+            Ok(v) => format_of(&v),
+        };
+        match found {
+            Ok(format) => {
+                self.format = Some(format);
+                out.append(&mut self.undecided);
+                let line = std::mem::take(&mut self.buf);
+                let r = self.read_line(format, trim_ascii(&line), complete, out);
+                self.buf = line;
+                r.map(|()| true)
+            }
+            Err(why) => {
+                if self.first_problem.is_none() {
+                    self.first_problem = Some(format!("line {line_no}: {why}"));
+                }
+                self.undecided.push(Item::Bad {
+                    line: line_no,
+                    why,
+                });
+                if self.seen_lines >= DETECT_LINES {
+                    let why = self.first_problem.take().unwrap_or_default();
+                    return Err(not_a_transcript(format!(
+                        "no line of the first {DETECT_LINES} is of a known transcript format ({why})"
+                    )));
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn bad(&mut self, out: &mut Vec<Item>, why: String) {
+        let item = Item::Bad {
+            line: self.line,
+            why,
+        };
+        if self.format.is_some() {
+            out.push(item);
+        } else {
+            self.undecided.push(item);
+        }
+    }
+
+    fn read_line(
+        &mut self,
+        format: Format,
+        text: &[u8],
+        complete: bool,
+        out: &mut Vec<Item>,
+    ) -> io::Result<()> {
+        let r = match format {
+            Format::Claude => serde_json::from_slice::<ClaudeLine>(text)
+                .map_err(|e| parse_problem(&e, complete))
+                .and_then(|l| self.claude(l, out)),
+            Format::Codex => serde_json::from_slice::<CodexLine>(text)
+                .map_err(|e| parse_problem(&e, complete))
+                .and_then(|l| self.codex(l, out)),
+            Format::Replay => serde_json::from_slice::<ReplayLine>(text)
+                .map_err(|e| parse_problem(&e, complete))
+                .and_then(|l| self.replayed(l, out)),
+        };
+        if let Err(why) = r {
+            self.bad(out, why);
+        }
+        Ok(())
+    }
+
+    fn call(&self, id: String, tool: String, input: Value) -> Call {
+        Call {
+            file: Arc::clone(&self.file),
+            line: self.line,
+            session: self.session.clone().unwrap_or_else(|| Arc::clone(&self.stem)),
+            agent: self.agent.clone(),
+            id,
+            tool,
+            input,
+            judged_as: None,
+            cwd: self.cwd.clone(),
+            mode: self.mode.clone(),
+            seen: None,
+        }
+    }
+
+    fn claude(&mut self, l: ClaudeLine, out: &mut Vec<Item>) -> Result<(), String> {
+        let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
+        if !CLAUDE_TYPES.contains(&kind.as_str()) {
+            return Err(format!("a line of type {kind:?}, never seen in Claude Code transcripts; skipped"));
+        }
+        if let Some(s) = l.session_id {
+            if self.session.as_deref() != Some(s.as_str()) {
+                self.session = Some(Arc::from(s));
+            }
+        }
+        if let Some(c) = l.cwd {
+            if self.cwd.as_deref() != Some(c.as_str()) {
+                self.cwd = Some(Arc::from(c));
+            }
+        }
+        if let Some(m) = l.permission_mode {
+            if self.mode.as_deref() != Some(m.as_str()) {
+                self.mode = Some(Arc::from(m));
+            }
+        }
+        if let Some(a) = l.agent_id {
+            self.agent = Some(Arc::from(a));
+        } else if l.is_sidechain {
+            self.agent = Some(Arc::from("sidechain"));
+        } else {
+            self.agent = None;
+        }
+        let Some(message) = l.message else {
+            return Ok(());
+        };
+        for block in message.content.0 {
+            match block.kind.as_str() {
+                "tool_use" if kind == "assistant" => {
+                    let id = block.id.unwrap_or_default();
+                    let tool = block.name.ok_or("a tool_use block with no \"name\"")?;
+                    let input = block.input.unwrap_or_else(|| json!({}));
+                    out.push(Item::Call(Box::new(self.call(id, tool, input))));
+                }
+                "tool_result" => {
+                    let id = block.tool_use_id.unwrap_or_default();
+                    let text = block.content.0.unwrap_or_default();
+                    let result = l.tool_use_result.as_ref().and_then(|t| t.0.as_deref());
+                    let seen = if !block.is_error {
+                        Seen::Ran
+                    } else if result.is_some_and(|r| r.starts_with("User rejected"))
+                        || text.contains("doesn't want to proceed")
+                    {
+                        Seen::Rejected
+                    } else if text.contains("[Request interrupted by user") {
+                        Seen::Interrupted
+                    } else {
+                        Seen::Failed
+                    };
+                    out.push(Item::Result { id, seen });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn codex(&mut self, l: CodexLine, out: &mut Vec<Item>) -> Result<(), String> {
+        let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
+        if !CODEX_TYPES.contains(&kind.as_str()) {
+            return Err(format!(
+                "a line of type {kind:?}, never seen in Codex rollouts; skipped"
+            ));
+        }
+        let Some(p) = l.payload else {
+            return Ok(());
+        };
+        match (kind.as_str(), p.kind.as_deref()) {
+            ("session_meta", _) => {
+                if let Some(id) = p.id {
+                    self.session = Some(Arc::from(id));
+                }
+                if let Some(c) = p.cwd {
+                    self.cwd = Some(Arc::from(c));
+                }
+            }
+            ("turn_context", _) => {
+                if let Some(c) = p.cwd {
+                    self.cwd = Some(Arc::from(c));
+                }
+                let approval = p.approval_policy.and_then(|s| s.0).unwrap_or_default();
+                let sandbox = p
+                    .sandbox_policy
+                    .as_ref()
+                    .and_then(|s| s.get("type").or(Some(s)))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                self.mode = Some(Arc::from(format!(
+                    "codex approval_policy={approval} sandbox={sandbox}"
+                )));
+            }
+            ("response_item", Some(k @ ("function_call" | "custom_tool_call" | "local_shell_call"))) => {
+                let id = p.call_id.or(p.id).unwrap_or_default();
+                let name = p.name.unwrap_or_else(|| k.to_owned());
+                let input = if k == "function_call" {
+                    let raw = p.arguments.unwrap_or_default();
+                    match serde_json::from_str::<Value>(&raw) {
+                        Ok(v) => v,
+                        Err(_) => json!({ "arguments": raw }),
+                    }
+                } else if k == "local_shell_call" {
+                    p.action.unwrap_or_else(|| json!({}))
+                } else {
+                    p.input.unwrap_or(Value::Null)
+                };
+                let mut call = self.call(id, name, input);
+                let (parts, cwd) = codex_parts(&call.tool, &call.input);
+                if let Some(cwd) = cwd {
+                    call.cwd = Some(Arc::from(cwd));
+                }
+                call.judged_as = Some(parts);
+                out.push(Item::Call(Box::new(call)));
+            }
+            ("response_item", Some("function_call_output" | "custom_tool_call_output")) => {
+                let text = p.output.and_then(|o| o.0).unwrap_or_default();
+                let lower = text.to_ascii_lowercase();
+                let seen = if lower.contains("rejected by user") || lower.starts_with("aborted") {
+                    Seen::Rejected
+                } else {
+                    Seen::Ran
+                };
+                out.push(Item::Result {
+                    id: p.call_id.unwrap_or_default(),
+                    seen,
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn replayed(&mut self, l: ReplayLine, out: &mut Vec<Item>) -> Result<(), String> {
+        match l.replay.as_deref() {
+            Some("call") => {}
+            Some("summary") => return Ok(()),
+            Some(other) => return Err(format!("a replay line of kind {other:?}, never written by replay; skipped")),
+            None => return Err("a line with no \"replay\" key in a replay's JSON lines".to_owned()),
+        }
+        let tool = l.tool.ok_or("a replayed call with no \"tool\"")?;
+        let judged_as = l.judged_as.map(|parts| {
+            parts
+                .into_iter()
+                .map(|p| (p.tool, p.input.unwrap_or_else(|| json!({}))))
+                .collect()
+        });
+        out.push(Item::Call(Box::new(Call {
+            file: l.file.map_or_else(|| Arc::clone(&self.file), Arc::from),
+            line: l.line.unwrap_or(self.line),
+            session: l.session.map_or_else(|| Arc::clone(&self.stem), Arc::from),
+            agent: l.agent.map(Arc::from),
+            id: l.tool_use_id.unwrap_or_default(),
+            tool,
+            input: l.input.unwrap_or_else(|| json!({})),
+            judged_as,
+            cwd: l.cwd.map(Arc::from),
+            mode: l.mode.map(Arc::from),
+            seen: l.transcript.as_deref().and_then(Seen::parse),
+        })));
+        Ok(())
+    }
+}
+
+fn not_a_transcript(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, NotATranscriptError(why))
+}
+
+/// The error a file of no known format reads as (see [`Reader::next_items`]).
+#[derive(Debug)]
+pub(crate) struct NotATranscriptError(pub String);
+
+impl fmt::Display for NotATranscriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a known transcript format: {}", self.0)
+    }
+}
+
+impl std::error::Error for NotATranscriptError {}
+
+fn trim_ascii(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
+}
+
+/// Why a line did not parse, in words.
+fn parse_problem(e: &serde_json::Error, complete: bool) -> String {
+    match e.classify() {
+        serde_json::error::Category::Eof => {
+            if complete {
+                "truncated: the JSON ends before it closes".to_owned()
+            } else {
+                "truncated: the file ends mid-line".to_owned()
+            }
+        }
+        serde_json::error::Category::Syntax => format!("not JSON (column {}: {e})", e.column()),
+        serde_json::error::Category::Data => format!("not a transcript line ({e})"),
+        serde_json::error::Category::Io => format!("unreadable ({e})"),
+    }
+}
+
+/// The `type`s of Claude Code transcript lines (README "Transcript line format").
+const CLAUDE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "progress",
+    "summary",
+    "file-history-snapshot",
+    "file-history-delta",
+    "permission-mode",
+    "mode",
+    "ai-title",
+    "last-prompt",
+    "queue-operation",
+];
+
+/// The `type`s of Codex rollout lines.
+const CODEX_TYPES: &[&str] = &[
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+/// The format a first line shows, or why it shows none.
+fn format_of(v: &Value) -> Result<Format, String> {
+    let Value::Object(o) = v else {
+        return Err("JSON, but not an object".to_owned());
+    };
+    if o.get("replay").is_some_and(Value::is_string) {
+        return Ok(Format::Replay);
+    }
+    let Some(kind) = o.get("type").and_then(Value::as_str) else {
+        return Err("a JSON object with no \"type\" (neither a Claude Code nor a Codex line)".to_owned());
+    };
+    if o.contains_key("payload") && CODEX_TYPES.contains(&kind) {
+        return Ok(Format::Codex);
+    }
+    if CLAUDE_TYPES.contains(&kind) {
+        return Ok(Format::Claude);
+    }
+    Err(format!("a line of type {kind:?}, of no known transcript format"))
+}
+
+/// The engine calls a Codex call stands for, and the working folder it names.
+fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<String>) {
+    let text = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
+    let workdir = text("workdir").or_else(|| text("working_directory"));
+    let bash = |command: String| ("Bash".to_owned(), json!({ "command": command }));
+    match tool {
+        "shell_command" | "exec_command" => {
+            let cmd = text("command").or_else(|| text("cmd"));
+            match cmd {
+                Some(c) => (vec![bash(c)], workdir),
+                None => (vec![(tool.to_owned(), input.clone())], workdir),
+            }
+        }
+        "shell" | "local_shell_call" | "container.exec" => match input.get("command") {
+            Some(Value::Array(argv)) => (vec![bash(argv_command(argv))], workdir),
+            Some(Value::String(c)) => (vec![bash(c.clone())], workdir),
+            _ => (vec![(tool.to_owned(), input.clone())], workdir),
+        },
+        "exec" => match input {
+            Value::String(c) => (vec![bash(c.clone())], None),
+            _ => (vec![(tool.to_owned(), input.clone())], workdir),
+        },
+        "view_image" => match text("path") {
+            Some(p) => (vec![("Read".to_owned(), json!({ "file_path": p }))], None),
+            None => (vec![(tool.to_owned(), input.clone())], None),
+        },
+        "apply_patch" => {
+            let patch = match input {
+                Value::String(s) => Some(s.as_str()),
+                _ => input.get("input").and_then(Value::as_str),
+            };
+            let parts = patch.map(patch_parts).unwrap_or_default();
+            if parts.is_empty() {
+                (vec![(tool.to_owned(), input.clone())], None)
+            } else {
+                (parts, None)
+            }
+        }
+        _ => (vec![(tool.to_owned(), input.clone())], workdir),
+    }
+}
+
+/// The script an argv runs: `bash -lc SCRIPT` and `powershell -Command SCRIPT` run
+/// their script; any other argv is joined with shell quoting.
+fn argv_command(argv: &[Value]) -> String {
+    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+    if let [program, flag, script] = words.as_slice() {
+        let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+        let base = base.strip_suffix(".exe").unwrap_or(base).to_ascii_lowercase();
+        let shell = ["bash", "sh", "zsh", "dash", "powershell", "pwsh", "cmd"].contains(&base.as_str());
+        let runs = ["-c", "-lc", "-Command", "/c", "/C", "-command"].contains(flag);
+        if shell && runs {
+            return (*script).to_owned();
+        }
+    }
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b)) {
+                (*w).to_owned()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The file operations of an `apply_patch` text: `*** Add File: P` is a `Write` of P,
+/// `*** Update File: P` and `*** Delete File: P` an `Edit` of P, `*** Move to: P` an
+/// `Edit` of P too.
+fn patch_parts(patch: &str) -> Vec<(String, Value)> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_end_matches('\r');
+            let (tool, path) = if let Some(p) = l.strip_prefix("*** Add File: ") {
+                ("Write", p)
+            } else if let Some(p) = l
+                .strip_prefix("*** Update File: ")
+                .or_else(|| l.strip_prefix("*** Delete File: "))
+                .or_else(|| l.strip_prefix("*** Move to: "))
+            {
+                ("Edit", p)
+            } else {
+                return None;
+            };
+            Some((tool.to_owned(), json!({ "file_path": path.trim() })))
+        })
+        .collect()
+}
+
+// The typed views of lines: only what the replay reads; the parser skips the rest.
+
+#[derive(Deserialize)]
+struct ClaudeLine {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+    cwd: Option<String>,
+    #[serde(rename = "permissionMode")]
+    permission_mode: Option<String>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: bool,
+    #[serde(rename = "agentId")]
+    agent_id: Option<String>,
+    message: Option<Message>,
+    #[serde(rename = "toolUseResult", default)]
+    tool_use_result: Option<Short>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    #[serde(default)]
+    content: Blocks,
+}
+
+#[derive(Deserialize)]
+struct Block {
+    #[serde(rename = "type", default)]
+    kind: String,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Value>,
+    tool_use_id: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    content: Short,
+}
+
+/// A message's content blocks (a plain-text content has none).
+#[derive(Default)]
+struct Blocks(Vec<Block>);
+
+impl<'de> Deserialize<'de> for Blocks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Blocks;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a message's content")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Blocks, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks, A::Error> {
+                let mut out = Vec::new();
+                // Blocks are objects; anything else in the array is skipped (a block of
+                // a shape never seen is no reason to lose the line's calls).
+                while let Some(b) = seq.next_element::<BlockOrSkip>()? {
+                    if let Some(b) = b.0 {
+                        out.push(b);
+                    }
+                }
+                Ok(Blocks(out))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Blocks, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Blocks::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A content element: a block object, or anything else (skipped).
+struct BlockOrSkip(Option<Block>);
+
+impl<'de> Deserialize<'de> for BlockOrSkip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BlockOrSkip;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BlockOrSkip, A::Error> {
+                Block::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|b| BlockOrSkip(Some(b)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockOrSkip, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<BlockOrSkip, E> {
+                Ok(BlockOrSkip(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The first [`SHORT_TEXT`] bytes of a text (a string, or the first text of an array of
+/// text blocks); any other value is skipped unkept.
+#[derive(Default)]
+struct Short(Option<String>);
+
+impl<'de> Deserialize<'de> for Short {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Short;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a text")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Short, E> {
+                let mut end = s.len().min(SHORT_TEXT);
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                Ok(Short(s.get(..end).map(str::to_owned)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Short, A::Error> {
+                let mut first = None;
+                while let Some(t) = seq.next_element::<TextBlock>()? {
+                    if first.is_none() {
+                        first = t.text.0;
+                    }
+                }
+                Ok(Short(first))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Short, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Short(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Short, E> {
+                Ok(Short(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Short, E> {
+                Ok(Short(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Short, E> {
+                Ok(Short(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Short, E> {
+                Ok(Short(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Short, E> {
+                Ok(Short(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An element of a text-block array: its `text`, when it is an object with one.
+struct TextBlock {
+    text: Short,
+}
+
+impl<'de> Deserialize<'de> for TextBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TextBlock;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a text block")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<TextBlock, A::Error> {
+                let mut text = Short(None);
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if k == "text" {
+                        text = map.next_value::<Short>()?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(TextBlock { text })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TextBlock, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(TextBlock { text: Short(None) })
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<TextBlock, E> {
+                Short::deserialize(de::value::StrDeserializer::<E>::new(s)).map(|text| TextBlock { text })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TextBlock, E> {
+                Ok(TextBlock { text: Short(None) })
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TextBlock, E> {
+                Ok(TextBlock { text: Short(None) })
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TextBlock, E> {
+                Ok(TextBlock { text: Short(None) })
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TextBlock, E> {
+                Ok(TextBlock { text: Short(None) })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<TextBlock, E> {
+                Ok(TextBlock { text: Short(None) })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct CodexLine {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    payload: Option<CodexPayload>,
+}
+
+#[derive(Deserialize)]
+struct CodexPayload {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    id: Option<String>,
+    cwd: Option<String>,
+    #[serde(default)]
+    approval_policy: Option<Short>,
+    sandbox_policy: Option<Value>,
+    name: Option<String>,
+    arguments: Option<String>,
+    input: Option<Value>,
+    action: Option<Value>,
+    call_id: Option<String>,
+    #[serde(default)]
+    output: Option<Short>,
+}
+
+#[derive(Deserialize)]
+struct ReplayLine {
+    replay: Option<String>,
+    file: Option<String>,
+    line: Option<u64>,
+    session: Option<String>,
+    agent: Option<String>,
+    tool: Option<String>,
+    tool_use_id: Option<String>,
+    input: Option<Value>,
+    judged_as: Option<Vec<ReplayPart>>,
+    cwd: Option<String>,
+    mode: Option<String>,
+    transcript: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ReplayPart {
+    tool: String,
+    input: Option<Value>,
+}
+
+/// `{tool, input}` of each part, as the `--json` writes `judged_as`.
+pub(crate) fn parts_json(parts: &[(String, Value)]) -> Value {
+    Value::Array(
+        parts
+            .iter()
+            .map(|(t, i)| {
+                let mut m = Map::new();
+                m.insert("tool".into(), json!(t));
+                m.insert("input".into(), i.clone());
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests;
