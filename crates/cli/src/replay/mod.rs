@@ -124,6 +124,9 @@ impl Judge {
                 mode,
                 hook_runner: self.hooks,
                 decisions: Some(Arc::clone(&self.capture) as Arc<dyn DecisionSink>),
+                // The policy replayed is the one read when the session starts: a replay
+                // of a month of sessions does not read the folder again every second.
+                memo_window: std::time::Duration::from_secs(24 * 3600),
                 ..SessionConfig::new(&self.folder, &cwd_path, &home)
             };
             if subagent {

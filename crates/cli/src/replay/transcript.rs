@@ -10,7 +10,9 @@
 
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, BufRead};
 use std::sync::Arc;
@@ -21,9 +23,6 @@ pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
 /// How many non-empty lines may pass before one is of a known format; past that the
 /// file is no known transcript (exit 2).
 const DETECT_LINES: u32 = 64;
-
-/// The most bytes kept of a result's text (enough to tell a rejection).
-const SHORT_TEXT: usize = 512;
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +165,51 @@ pub(crate) struct Reader<R> {
     cwd: Option<Arc<str>>,
     mode: Option<Arc<str>>,
     agent: Option<Arc<str>>,
+    markers: Markers,
+}
+
+/// What tells a line worth parsing from one to skip, per format.
+struct Markers {
+    claude: FormatMarkers,
+    codex: FormatMarkers,
+}
+
+struct FormatMarkers {
+    /// A line holding one of these is parsed whole.
+    wanted: Vec<memchr::memmem::Finder<'static>>,
+    /// `"type":"<t>"` of the format's known line types (compact, as written).
+    types: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Markers {
+    fn new() -> Self {
+        let finders = |words: &[&str]| -> Vec<memchr::memmem::Finder<'static>> {
+            words
+                .iter()
+                .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+                .collect()
+        };
+        let types = |kinds: &[&str]| {
+            let words: Vec<String> = kinds.iter().map(|k| format!("\"type\":\"{k}\"")).collect();
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            finders(&refs)
+        };
+        Markers {
+            claude: FormatMarkers {
+                wanted: finders(&["\"tool_use\"", "\"tool_result\"", "\"permissionMode\""]),
+                types: types(CLAUDE_TYPES),
+            },
+            codex: FormatMarkers {
+                wanted: finders(&[
+                    "_call\"",
+                    "_call_output\"",
+                    "\"turn_context\"",
+                    "\"session_meta\"",
+                ]),
+                types: types(CODEX_TYPES),
+            },
+        }
+    }
 }
 
 impl<R> fmt::Debug for Reader<R> {
@@ -204,6 +248,7 @@ impl<R: BufRead> Reader<R> {
             cwd: None,
             mode: None,
             agent: None,
+            markers: Markers::new(),
         }
     }
 
@@ -354,6 +399,9 @@ impl<R: BufRead> Reader<R> {
         complete: bool,
         out: &mut Vec<Item>,
     ) -> io::Result<()> {
+        if self.skips(format, text) {
+            return Ok(());
+        }
         let r = match format {
             Format::Claude => serde_json::from_slice::<ClaudeLine>(text)
                 .map_err(|e| parse_problem(&e, complete))
@@ -369,6 +417,22 @@ impl<R: BufRead> Reader<R> {
             self.bad(out, why);
         }
         Ok(())
+    }
+
+    /// Whether a line is skipped unparsed (issue #16 item 3): it names nothing the
+    /// replay reads (no call, result or mode), and it has a line's shape: an object,
+    /// whole, of a known `type`. Any other line is parsed whole, so a truncated line, a
+    /// line that is not JSON and a type never seen are still told apart.
+    fn skips(&self, format: Format, text: &[u8]) -> bool {
+        let markers = match format {
+            Format::Claude => &self.markers.claude,
+            Format::Codex => &self.markers.codex,
+            Format::Replay => return false,
+        };
+        let shaped = text.first() == Some(&b'{') && text.last() == Some(&b'}');
+        shaped
+            && !markers.wanted.iter().any(|f| f.find(text).is_some())
+            && markers.types.iter().any(|f| f.find(text).is_some())
     }
 
     fn call(&self, id: String, tool: String, input: Value) -> Call {
@@ -387,28 +451,16 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
-    fn claude(&mut self, l: ClaudeLine, out: &mut Vec<Item>) -> Result<(), String> {
+    fn claude(&mut self, l: ClaudeLine<'_>, out: &mut Vec<Item>) -> Result<(), String> {
         let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
-        if !CLAUDE_TYPES.contains(&kind.as_str()) {
+        if !CLAUDE_TYPES.contains(&&*kind) {
             return Err(format!("a line of type {kind:?}, never seen in Claude Code transcripts; skipped"));
         }
-        if let Some(s) = l.session_id {
-            if self.session.as_deref() != Some(s.as_str()) {
-                self.session = Some(Arc::from(s));
-            }
-        }
-        if let Some(c) = l.cwd {
-            if self.cwd.as_deref() != Some(c.as_str()) {
-                self.cwd = Some(Arc::from(c));
-            }
-        }
-        if let Some(m) = l.permission_mode {
-            if self.mode.as_deref() != Some(m.as_str()) {
-                self.mode = Some(Arc::from(m));
-            }
-        }
-        if let Some(a) = l.agent_id {
-            self.agent = Some(Arc::from(a));
+        keep(&mut self.session, l.session_id.as_deref());
+        keep(&mut self.cwd, l.cwd.as_deref());
+        keep(&mut self.mode, l.permission_mode.as_deref());
+        if let Some(a) = l.agent_id.as_deref() {
+            keep(&mut self.agent, Some(a));
         } else if l.is_sidechain {
             self.agent = Some(Arc::from("sidechain"));
         } else {
@@ -418,7 +470,7 @@ impl<R: BufRead> Reader<R> {
             return Ok(());
         };
         for block in message.content.0 {
-            match block.kind.as_str() {
+            match &*block.kind {
                 "tool_use" if kind == "assistant" => {
                     let id = block.id.unwrap_or_default();
                     let tool = block.name.ok_or("a tool_use block with no \"name\"")?;
@@ -426,19 +478,24 @@ impl<R: BufRead> Reader<R> {
                     out.push(Item::Call(Box::new(self.call(id, tool, input))));
                 }
                 "tool_result" => {
-                    let id = block.tool_use_id.unwrap_or_default();
-                    let text = block.content.0.unwrap_or_default();
-                    let result = l.tool_use_result.as_ref().and_then(|t| t.0.as_deref());
-                    let seen = if !block.is_error {
-                        Seen::Ran
-                    } else if result.is_some_and(|r| r.starts_with("User rejected"))
-                        || text.contains("doesn't want to proceed")
-                    {
-                        Seen::Rejected
-                    } else if text.contains("[Request interrupted by user") {
-                        Seen::Interrupted
+                    let id = block.tool_use_id.map(Cow::into_owned).unwrap_or_default();
+                    let seen = if block.is_error {
+                        let raw = |r: Option<&RawValue>, text: &str| {
+                            r.is_some_and(|r| memchr::memmem::find(r.get().as_bytes(), text.as_bytes()).is_some())
+                        };
+                        if raw(l.tool_use_result, "User rejected")
+                            || raw(block.content, "doesn't want to proceed")
+                        {
+                            Seen::Rejected
+                        } else if raw(block.content, "interrupted by user")
+                            || raw(l.tool_use_result, "interrupted by user")
+                        {
+                            Seen::Interrupted
+                        } else {
+                            Seen::Failed
+                        }
                     } else {
-                        Seen::Failed
+                        Seen::Ran
                     };
                     out.push(Item::Result { id, seen });
                 }
@@ -448,9 +505,9 @@ impl<R: BufRead> Reader<R> {
         Ok(())
     }
 
-    fn codex(&mut self, l: CodexLine, out: &mut Vec<Item>) -> Result<(), String> {
+    fn codex(&mut self, l: CodexLine<'_>, out: &mut Vec<Item>) -> Result<(), String> {
         let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
-        if !CODEX_TYPES.contains(&kind.as_str()) {
+        if !CODEX_TYPES.contains(&&*kind) {
             return Err(format!(
                 "a line of type {kind:?}, never seen in Codex rollouts; skipped"
             ));
@@ -458,7 +515,7 @@ impl<R: BufRead> Reader<R> {
         let Some(p) = l.payload else {
             return Ok(());
         };
-        match (kind.as_str(), p.kind.as_deref()) {
+        match (&*kind, p.kind.as_deref()) {
             ("session_meta", _) => {
                 if let Some(id) = p.id {
                     self.session = Some(Arc::from(id));
@@ -471,7 +528,7 @@ impl<R: BufRead> Reader<R> {
                 if let Some(c) = p.cwd {
                     self.cwd = Some(Arc::from(c));
                 }
-                let approval = p.approval_policy.and_then(|s| s.0).unwrap_or_default();
+                let approval = raw_text(p.approval_policy).unwrap_or_default();
                 let sandbox = p
                     .sandbox_policy
                     .as_ref()
@@ -506,8 +563,8 @@ impl<R: BufRead> Reader<R> {
                 out.push(Item::Call(Box::new(call)));
             }
             ("response_item", Some("function_call_output" | "custom_tool_call_output")) => {
-                let text = p.output.and_then(|o| o.0).unwrap_or_default();
-                let lower = text.to_ascii_lowercase();
+                let text = raw_text(p.output).unwrap_or_default();
+                let lower = text.get(..512.min(text.len())).unwrap_or(&text).to_ascii_lowercase();
                 let seen = if lower.contains("rejected by user") || lower.starts_with("aborted") {
                     Seen::Rejected
                 } else {
@@ -551,6 +608,15 @@ impl<R: BufRead> Reader<R> {
             seen: l.transcript.as_deref().and_then(Seen::parse),
         })));
         Ok(())
+    }
+}
+
+/// Keeps `now` in `slot` (a new shared string only when it changed).
+fn keep(slot: &mut Option<Arc<str>>, now: Option<&str>) {
+    if let Some(now) = now {
+        if slot.as_deref() != Some(now) {
+            *slot = Some(Arc::from(now));
+        }
     }
 }
 
@@ -730,63 +796,69 @@ fn patch_parts(patch: &str) -> Vec<(String, Value)> {
 
 // The typed views of lines: only what the replay reads; the parser skips the rest.
 
+// Strings are borrowed from the line where they hold no escape, and results' texts
+// are kept as raw JSON (scanned, never decoded) and looked into only for an error.
+
 #[derive(Deserialize)]
-struct ClaudeLine {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(rename = "sessionId")]
-    session_id: Option<String>,
-    cwd: Option<String>,
-    #[serde(rename = "permissionMode")]
-    permission_mode: Option<String>,
+struct ClaudeLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(rename = "permissionMode", borrow)]
+    permission_mode: Option<Cow<'a, str>>,
     #[serde(rename = "isSidechain", default)]
     is_sidechain: bool,
-    #[serde(rename = "agentId")]
-    agent_id: Option<String>,
-    message: Option<Message>,
-    #[serde(rename = "toolUseResult", default)]
-    tool_use_result: Option<Short>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
-struct Message {
-    #[serde(default)]
-    content: Blocks,
+struct Message<'a> {
+    #[serde(default, borrow)]
+    content: Blocks<'a>,
 }
 
 #[derive(Deserialize)]
-struct Block {
-    #[serde(rename = "type", default)]
-    kind: String,
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Cow<'a, str>,
     id: Option<String>,
     name: Option<String>,
     input: Option<Value>,
-    tool_use_id: Option<String>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
     #[serde(default)]
     is_error: bool,
-    #[serde(default)]
-    content: Short,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
 }
 
 /// A message's content blocks (a plain-text content has none).
 #[derive(Default)]
-struct Blocks(Vec<Block>);
+struct Blocks<'a>(Vec<Block<'a>>);
 
-impl<'de> Deserialize<'de> for Blocks {
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Blocks;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Blocks<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a message's content")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks, E> {
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks<'a>, E> {
                 Ok(Blocks::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Blocks, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<Blocks<'a>, E> {
                 Ok(Blocks::default())
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks<'a>, A::Error> {
                 let mut out = Vec::new();
                 // Blocks are objects; anything else in the array is skipped (a block of
                 // a shape never seen is no reason to lose the line's calls).
@@ -797,184 +869,86 @@ impl<'de> Deserialize<'de> for Blocks {
                 }
                 Ok(Blocks(out))
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Blocks, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Blocks<'a>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(Blocks::default())
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
 /// A content element: a block object, or anything else (skipped).
-struct BlockOrSkip(Option<Block>);
+struct BlockOrSkip<'a>(Option<Block<'a>>);
 
-impl<'de> Deserialize<'de> for BlockOrSkip {
+impl<'de: 'a, 'a> Deserialize<'de> for BlockOrSkip<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = BlockOrSkip;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = BlockOrSkip<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a content block")
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BlockOrSkip, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BlockOrSkip<'a>, A::Error> {
                 Block::deserialize(de::value::MapAccessDeserializer::new(map))
                     .map(|b| BlockOrSkip(Some(b)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockOrSkip, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockOrSkip<'a>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(BlockOrSkip(None))
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<BlockOrSkip, E> {
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<BlockOrSkip, E> {
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<BlockOrSkip, E> {
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<BlockOrSkip, E> {
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<BlockOrSkip, E> {
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<BlockOrSkip, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<BlockOrSkip<'a>, E> {
                 Ok(BlockOrSkip(None))
             }
         }
-        d.deserialize_any(V)
-    }
-}
-
-/// The first [`SHORT_TEXT`] bytes of a text (a string, or the first text of an array of
-/// text blocks); any other value is skipped unkept.
-#[derive(Default)]
-struct Short(Option<String>);
-
-impl<'de> Deserialize<'de> for Short {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Short;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a text")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Short, E> {
-                let mut end = s.len().min(SHORT_TEXT);
-                while !s.is_char_boundary(end) {
-                    end -= 1;
-                }
-                Ok(Short(s.get(..end).map(str::to_owned)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Short, A::Error> {
-                let mut first = None;
-                while let Some(t) = seq.next_element::<TextBlock>()? {
-                    if first.is_none() {
-                        first = t.text.0;
-                    }
-                }
-                Ok(Short(first))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Short, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Short(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Short, E> {
-                Ok(Short(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Short, E> {
-                Ok(Short(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Short, E> {
-                Ok(Short(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Short, E> {
-                Ok(Short(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Short, E> {
-                Ok(Short(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// An element of a text-block array: its `text`, when it is an object with one.
-struct TextBlock {
-    text: Short,
-}
-
-impl<'de> Deserialize<'de> for TextBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = TextBlock;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a text block")
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<TextBlock, A::Error> {
-                let mut text = Short(None);
-                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    if k == "text" {
-                        text = map.next_value::<Short>()?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(TextBlock { text })
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TextBlock, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(TextBlock { text: Short(None) })
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<TextBlock, E> {
-                Short::deserialize(de::value::StrDeserializer::<E>::new(s)).map(|text| TextBlock { text })
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TextBlock, E> {
-                Ok(TextBlock { text: Short(None) })
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TextBlock, E> {
-                Ok(TextBlock { text: Short(None) })
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TextBlock, E> {
-                Ok(TextBlock { text: Short(None) })
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TextBlock, E> {
-                Ok(TextBlock { text: Short(None) })
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<TextBlock, E> {
-                Ok(TextBlock { text: Short(None) })
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
 #[derive(Deserialize)]
-struct CodexLine {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    payload: Option<CodexPayload>,
+struct CodexLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    payload: Option<CodexPayload<'a>>,
 }
 
 #[derive(Deserialize)]
-struct CodexPayload {
-    #[serde(rename = "type")]
-    kind: Option<String>,
+struct CodexPayload<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
     id: Option<String>,
     cwd: Option<String>,
-    #[serde(default)]
-    approval_policy: Option<Short>,
+    #[serde(default, borrow)]
+    approval_policy: Option<&'a RawValue>,
     sandbox_policy: Option<Value>,
     name: Option<String>,
     arguments: Option<String>,
     input: Option<Value>,
     action: Option<Value>,
     call_id: Option<String>,
-    #[serde(default)]
-    output: Option<Short>,
+    #[serde(default, borrow)]
+    output: Option<&'a RawValue>,
+}
+
+/// The text of a raw JSON string (`None`: not a string).
+fn raw_text(raw: Option<&RawValue>) -> Option<String> {
+    raw.and_then(|r| serde_json::from_str::<String>(r.get()).ok())
 }
 
 #[derive(Deserialize)]
