@@ -906,6 +906,9 @@ impl Session {
             .cloned()
             .unwrap_or_else(|| input.clone());
 
+        // Whether tool.call rewrote the call (the input is moved on below, not copied).
+        let call_rewrote = new_tool != tool || new_input != input;
+
         // 2. tool.check on the rewritten question.
         let _ = self.core.take_hook_rewrite(&tool_use_id);
         let mut check = Map::new();
@@ -923,7 +926,7 @@ impl Session {
         let final_input = self
             .core
             .take_hook_rewrite(&tool_use_id)
-            .unwrap_or_else(|| new_input.clone());
+            .unwrap_or(new_input);
         let verdict = match &answer {
             Ok(v) => Verdict::from_value(v),
             Err(_) => None,
@@ -942,7 +945,7 @@ impl Session {
         };
 
         // 3. Deny and ask rules also meet the input the model asked for.
-        if new_tool != tool || new_input != input {
+        if call_rewrote {
             let original = self.core.rules_verdict(&tool, &input);
             verdict = permissions::classic::stricter_with_rules(verdict, original);
         }

@@ -175,50 +175,69 @@ struct Markers {
 }
 
 struct FormatMarkers {
-    /// A line holding one of these is parsed whole.
-    wanted: Vec<memchr::memmem::Finder<'static>>,
-    /// `"type":"<t>"` of the format's known line types (compact, as written).
-    types: Vec<memchr::memmem::Finder<'static>>,
+    /// A line holding one of these strings is parsed whole: each is a prefix searched
+    /// for once, then any of its endings after it (one pass per prefix).
+    wanted: Vec<(memchr::memmem::Finder<'static>, &'static [&'static str])>,
+    /// The line types the format knows, as `"type":"<t>"` (compact, as written).
+    types: &'static [&'static str],
+}
+
+/// `"type":"`, searched for once per skipped line.
+static TYPE_KEY: &str = "\"type\":\"";
+
+impl FormatMarkers {
+    fn new(
+        wanted: &[(&str, &'static [&'static str])],
+        types: &'static [&'static str],
+    ) -> Self {
+        FormatMarkers {
+            wanted: wanted
+                .iter()
+                .map(|(p, ends)| (memchr::memmem::Finder::new(p.as_bytes()).into_owned(), *ends))
+                .collect(),
+            types,
+        }
+    }
+
+    /// Whether the line holds a wanted string.
+    fn wanted(&self, text: &[u8]) -> bool {
+        self.wanted.iter().any(|(finder, ends)| {
+            finder.find_iter(text).any(|at| {
+                let after = text.get(at + finder.needle().len()..).unwrap_or_default();
+                ends.iter().any(|e| after.starts_with(e.as_bytes()))
+            })
+        })
+    }
+
+    /// Whether the line names one of the format's known types.
+    fn typed(&self, text: &[u8]) -> bool {
+        memchr::memmem::find_iter(text, TYPE_KEY.as_bytes()).any(|at| {
+            let after = text.get(at + TYPE_KEY.len()..).unwrap_or_default();
+            self.types.iter().any(|t| {
+                after.starts_with(t.as_bytes()) && after.get(t.len()) == Some(&b'"')
+            })
+        })
+    }
 }
 
 impl Markers {
     fn new() -> Self {
-        let finders = |words: &[&str]| -> Vec<memchr::memmem::Finder<'static>> {
-            words
-                .iter()
-                .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
-                .collect()
-        };
-        let types = |kinds: &[&str]| {
-            let words: Vec<String> = kinds.iter().map(|k| format!("\"type\":\"{k}\"")).collect();
-            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-            finders(&refs)
-        };
         Markers {
-            claude: FormatMarkers {
-                wanted: finders(&["\"tool_use\"", "\"tool_result\"", "\"permissionMode\""]),
-                types: types(CLAUDE_TYPES),
-            },
-            codex: FormatMarkers {
-                wanted: finders(&[
-                    "_call\"",
-                    "_call_output\"",
-                    "\"turn_context\"",
-                    "\"session_meta\"",
-                ]),
-                types: types(CODEX_TYPES),
-            },
+            claude: FormatMarkers::new(
+                // The values themselves, whatever the spacing around their keys: a call
+                // is never skipped for how its line is spaced.
+                &[("\"tool_", &["use\"", "result\""]), ("\"permissionMode", &["\""])],
+                CLAUDE_TYPES,
+            ),
+            codex: FormatMarkers::new(
+                &[
+                    ("_call", &["\"", "_output\""]),
+                    ("\"turn_context", &["\""]),
+                    ("\"session_meta", &["\""]),
+                ],
+                CODEX_TYPES,
+            ),
         }
-    }
-}
-
-impl<R> fmt::Debug for Reader<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reader")
-            .field("file", &self.file)
-            .field("line", &self.line)
-            .field("format", &self.format)
-            .finish_non_exhaustive()
     }
 }
 
@@ -430,9 +449,7 @@ impl<R: BufRead> Reader<R> {
             Format::Replay => return false,
         };
         let shaped = text.first() == Some(&b'{') && text.last() == Some(&b'}');
-        shaped
-            && !markers.wanted.iter().any(|f| f.find(text).is_some())
-            && markers.types.iter().any(|f| f.find(text).is_some())
+        shaped && !markers.wanted(text) && markers.typed(text)
     }
 
     fn call(&self, id: String, tool: String, input: Value) -> Call {
@@ -563,8 +580,14 @@ impl<R: BufRead> Reader<R> {
                 out.push(Item::Call(Box::new(call)));
             }
             ("response_item", Some("function_call_output" | "custom_tool_call_output")) => {
-                let text = raw_text(p.output).unwrap_or_default();
-                let lower = text.get(..512.min(text.len())).unwrap_or(&text).to_ascii_lowercase();
+                // The output's first bytes tell a refusal; it is never decoded whole.
+                let head = p
+                    .output
+                    .map(|o| o.get().as_bytes())
+                    .and_then(|b| b.get(..b.len().min(600)))
+                    .unwrap_or_default();
+                let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
+                let lower = lower.trim_start_matches('"');
                 let seen = if lower.contains("rejected by user") || lower.starts_with("aborted") {
                     Seen::Rejected
                 } else {
