@@ -37,7 +37,12 @@ struct Inputs {
 fn replay(paths: &[&Path], out: Stdio) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sec-default"));
     cmd.current_dir(root())
-        .args(["replay", "--managed", "examples/replay/policy-100", "--json"])
+        .args([
+            "replay",
+            "--managed",
+            "examples/replay/policy-100",
+            "--json",
+        ])
         .args(paths)
         .stdout(out)
         .stderr(Stdio::null());

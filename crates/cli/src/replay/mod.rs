@@ -28,6 +28,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use transcript::{Call, Item, Seen};
 
+/// Where the person's settings rules are written: (behavior, rule) → (file, line).
+pub(crate) type Origins = HashMap<(String, String), (String, Option<usize>)>;
+
+/// An error of the replay as the command reports it (boxed: it is large).
+type Failed = Box<CliError>;
+
+fn failed_parsed(message: String, file: &Path, code: u8) -> Failed {
+    Box::new(CliError::parsed(message, file, code))
+}
+
+fn failed_new(file: Option<&Path>, reason: impl Into<String>, code: u8) -> Failed {
+    Box::new(CliError::new(file, reason, code))
+}
+
+fn failed_from_policy(e: &PolicyError) -> Failed {
+    Box::new(CliError::from_policy(e))
+}
+
 /// The most sessions kept at once (one per working folder, mode and loop); past it they
 /// are all started afresh.
 const MAX_SESSIONS: usize = 64;
@@ -74,7 +92,7 @@ struct Judge {
     capture: Arc<Capture>,
     sessions: HashMap<(String, Option<Mode>, bool), BlockingSession>,
     /// Where the person's settings rules are written: (behavior, rule) → (file, line).
-    origins: Arc<HashMap<(String, String), (String, Option<usize>)>>,
+    origins: Arc<Origins>,
     machine_home: PathBuf,
     /// How the managed folder is shown when it is not where its files are read
     /// (`--example`: a temporary copy of `examples/managed`).
@@ -181,8 +199,12 @@ impl Judge {
                 best = Some(j);
             }
         }
-        let mut j = best.unwrap_or_else(|| Judged::failed("the call stands for no engine call".to_owned()));
+        let mut j =
+            best.unwrap_or_else(|| Judged::failed("the call stands for no engine call".to_owned()));
         j.mode_note = mode_note;
+        if mode.is_some_and(|m| Some(m) != j.mode) && j.mode.is_some() {
+            j.mode_refused = mode;
+        }
         if let (Some((real, shown)), Some(file)) = (&self.shown, &mut j.rule_file) {
             if let Some(rest) = file.strip_prefix(real.as_str()) {
                 *file = format!("{shown}{rest}");
@@ -244,7 +266,9 @@ fn home_of(cwd: &Path) -> Option<PathBuf> {
     let parts: Vec<&std::ffi::OsStr> = cwd.iter().collect();
     let text = |i: usize| parts.get(i).and_then(|p| p.to_str());
     match (text(1), text(2), text(3)) {
-        (Some("home" | "Users"), Some(user), _) => Some(PathBuf::from("/").join(text(1)?).join(user)),
+        (Some("home" | "Users"), Some(user), _) => {
+            Some(PathBuf::from("/").join(text(1)?).join(user))
+        }
         (Some(drive), Some(users), Some(user))
             if drive.ends_with(':') && users.eq_ignore_ascii_case("users") =>
         {
@@ -256,9 +280,7 @@ fn home_of(cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Where the rules of the person's settings files are written, by (behavior, rule).
-fn person_origins(
-    reads: &[(SettingsSource, PathBuf, Option<policy::json::JsonDoc>)],
-) -> HashMap<(String, String), (String, Option<usize>)> {
+fn person_origins(reads: &[(SettingsSource, PathBuf, Option<policy::json::JsonDoc>)]) -> Origins {
     let mut out = HashMap::new();
     for (source, path, doc) in reads {
         let Some(doc) = doc else { continue };
@@ -280,22 +302,24 @@ fn person_origins(
 }
 
 /// One settings file named on the command line, read as a session reads it.
-fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::JsonDoc>), CliError> {
+fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::JsonDoc>), Failed> {
     let bytes = policy::json::read_bounded(path).map_err(|e| {
-        CliError::parsed(
+        failed_parsed(
             format!("{}: cannot be read: {e}", path.display()),
             path,
             crate::EXIT_BAD_INPUT,
         )
     })?;
     match policy::json::parse(&bytes) {
-        Ok(doc) if doc.value.is_object() => Ok((SettingsInput::Value(doc.value.clone()), Some(doc))),
-        Ok(_) => Err(CliError::parsed(
+        Ok(doc) if doc.value.is_object() => {
+            Ok((SettingsInput::Value(doc.value.clone()), Some(doc)))
+        }
+        Ok(_) => Err(failed_parsed(
             format!("{}: not a JSON object", path.display()),
             path,
             crate::EXIT_BAD_INPUT,
         )),
-        Err(e) => Err(CliError::parsed(
+        Err(e) => Err(failed_parsed(
             format!(
                 "{}:{}:{}: not JSON ({})",
                 path.display(),
@@ -312,7 +336,7 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
 /// The transcripts `paths` name, in order, each once: a file, and beside a session file
 /// its `<session>/subagents/agent-*.jsonl`; every `*.jsonl` under a folder (symbolic
 /// links to folders are not followed); `-` for standard input.
-fn transcripts(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+fn transcripts(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failed> {
     let mut out: Vec<PathBuf> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut push = |p: PathBuf, out: &mut Vec<PathBuf>| {
@@ -327,7 +351,7 @@ fn transcripts(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
             continue;
         }
         let meta = std::fs::metadata(p).map_err(|e| {
-            CliError::parsed(
+            failed_parsed(
                 format!("{}: cannot be read: {e}", p.display()),
                 p,
                 crate::EXIT_BAD_INPUT,
@@ -376,9 +400,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 
 /// The policy of a managed folder named on the command line: it must exist; an
 /// unreadable one counts as in force (fail closed: its sessions deny every call).
-fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, CliError> {
+fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, Failed> {
     if !dir.is_dir() {
-        return Err(CliError::parsed(
+        return Err(failed_parsed(
             format!(
                 "{}: the {flag} folder given does not exist or is not a folder",
                 dir.display()
@@ -390,7 +414,7 @@ fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, C
     let read = policy::read_policy(&ManagedLocation::Explicit(dir.to_path_buf()));
     if let Err(e) = &read {
         if !e.is_fail_closed() {
-            return Err(CliError::from_policy(e));
+            return Err(failed_from_policy(e));
         }
     }
     Ok(read)
@@ -406,7 +430,7 @@ pub(crate) fn run(args: &ReplayArgs) -> u8 {
     }
 }
 
-fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
+fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     let machine_home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     let files = transcripts(&args.paths)?;
     if files.is_empty() {
@@ -416,16 +440,20 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        return Err(CliError::new(
+        return Err(failed_new(
             None,
             format!("no transcript (*.jsonl) in {shown}"),
             crate::EXIT_BAD_INPUT,
         ));
     }
     // The platform folder may not exist: then the engine reads an empty policy there.
-    let empty = crate::source::TempFolder::empty().map_err(|e| CliError::new(None, e, crate::EXIT_BAD_INPUT))?;
+    let empty = crate::source::TempFolder::empty()
+        .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
     let example = if args.example {
-        Some(crate::source::TempFolder::example().map_err(|e| CliError::new(None, e, crate::EXIT_BAD_INPUT))?)
+        Some(
+            crate::source::TempFolder::example()
+                .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
+        )
     } else {
         None
     };
@@ -466,7 +494,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
     };
     let managed_settings = loader::managed_settings(&policy_read);
     let mut person = PersonMods::read(&inputs, &managed_settings, &folder)
-        .map_err(|e| CliError::new(None, e, crate::EXIT_BAD_INPUT))?;
+        .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
         // would only speak of the policy's own.
@@ -476,16 +504,19 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
     let log = match &args.log {
         None => None,
         Some(path) => Some(Arc::new(DecisionLog::create(path).map_err(|e| {
-            CliError::parsed(
+            failed_parsed(
                 format!("{}: the decision log cannot be opened: {e}", path.display()),
                 path,
                 crate::EXIT_BAD_INPUT,
             )
         })?)),
     };
-    let shown = example
-        .as_ref()
-        .map(|t| (t.path().display().to_string(), "examples/managed".to_owned()));
+    let shown = example.as_ref().map(|t| {
+        (
+            t.path().display().to_string(),
+            "examples/managed".to_owned(),
+        )
+    });
     let judge_for = |folder: PathBuf, log: Option<Arc<DecisionLog>>| Judge {
         shown: shown.clone(),
         folder,
@@ -516,7 +547,9 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
     let mut report = Report::new(
         args.json,
         Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock())),
-        &shown.as_ref().map_or_else(|| folder.clone(), |(_, s)| PathBuf::from(s)),
+        &shown
+            .as_ref()
+            .map_or_else(|| folder.clone(), |(_, s)| PathBuf::from(s)),
         &policy_read,
         against.as_ref().map(|(d, r)| (d.as_path(), r)),
         &person,
@@ -543,7 +576,16 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
         } else {
             shown
         };
-        replay_file(reader, &shown, &stem, &mut judge, other.as_mut(), &mut report, &bar, done_bytes);
+        replay_file(
+            reader,
+            &shown,
+            &stem,
+            &mut judge,
+            other.as_mut(),
+            &mut report,
+            &bar,
+            done_bytes,
+        );
         done_bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
         if report.closed() {
             break;
@@ -554,8 +596,11 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, CliError> {
         let flushed = l.flush().err().map(|e| e.to_string());
         if let Some(e) = l.error().or(flushed) {
             let path = args.log.clone().unwrap_or_default();
-            return Err(CliError::parsed(
-                format!("{}: the decision log cannot be written: {e}", path.display()),
+            return Err(failed_parsed(
+                format!(
+                    "{}: the decision log cannot be written: {e}",
+                    path.display()
+                ),
                 &path,
                 crate::EXIT_BAD_INPUT,
             ));
@@ -638,7 +683,7 @@ fn replay_file(
             }
         }
         lines += 1;
-        if lines % 256 == 0 {
+        if lines.is_multiple_of(256) {
             bar.set_position(done_bytes + r.bytes);
             bar.set_message(format!("{} calls", report.calls()));
         }
@@ -676,7 +721,12 @@ fn replay_file(
             if let Some(p) = pending.pop_front() {
                 first_seq += 1;
                 by_id.remove(&p.call.id);
-                report.call(&p.call, p.seen.unwrap_or(Seen::NoResult), &p.judged, p.against.as_ref());
+                report.call(
+                    &p.call,
+                    p.seen.unwrap_or(Seen::NoResult),
+                    &p.judged,
+                    p.against.as_ref(),
+                );
             }
         }
         if report.closed() {
@@ -684,7 +734,12 @@ fn replay_file(
         }
     }
     for p in pending {
-        report.call(&p.call, p.seen.unwrap_or(Seen::NoResult), &p.judged, p.against.as_ref());
+        report.call(
+            &p.call,
+            p.seen.unwrap_or(Seen::NoResult),
+            &p.judged,
+            p.against.as_ref(),
+        );
     }
     report.file_done(shown, r.format().map(transcript::Format::as_str));
 }

@@ -46,8 +46,11 @@ pub(crate) struct Judged {
     pub part: usize,
     /// The mode the session judged it in.
     pub mode: Option<Mode>,
-    /// Why the transcript's mode was not used, when it was not.
+    /// Why the transcript's mode was not used, when it names no mode.
     pub mode_note: Option<String>,
+    /// The transcript's mode, when the session refused it (managed
+    /// `disableBypassPermissionsMode`, SPEC §4 "Mode at start") and started in `mode`.
+    pub mode_refused: Option<Mode>,
 }
 
 impl Judged {
@@ -63,6 +66,7 @@ impl Judged {
             part: 0,
             mode: None,
             mode_note: None,
+            mode_refused: None,
         }
     }
 
@@ -70,12 +74,13 @@ impl Judged {
     pub(crate) fn from_use(
         used: &ToolUse,
         record: Option<&DecisionRecord>,
-        origins: &HashMap<(String, String), (String, Option<usize>)>,
+        origins: &super::Origins,
         part: usize,
         mode: Mode,
     ) -> Judged {
         let v = &used.verdict;
-        let (mut rule_file, mut rule_line) = record.map_or((None, None), |r| (r.file.clone(), r.line));
+        let (mut rule_file, mut rule_line) =
+            record.map_or((None, None), |r| (r.file.clone(), r.line));
         if v.source.as_deref() != Some("policy") {
             if let Some(rule) = &v.rule {
                 let found = [v.decision.as_str(), "deny", "ask", "allow"]
@@ -97,6 +102,7 @@ impl Judged {
             part,
             mode: Some(mode),
             mode_note: None,
+            mode_refused: None,
         }
     }
 
@@ -110,7 +116,11 @@ impl Judged {
                 _ => String::new(),
             };
             let uncertain = if v.uncertain { ", uncertain" } else { "" };
-            let source = v.source.as_deref().map(|s| format!(" [{s}{uncertain}]")).unwrap_or_default();
+            let source = v
+                .source
+                .as_deref()
+                .map(|s| format!(" [{s}{uncertain}]"))
+                .unwrap_or_default();
             return format!("{}{source}{at}", escaped_line(rule));
         }
         if let Some(s) = &v.setting {
@@ -122,13 +132,21 @@ impl Judged {
         if v.ceiling.is_some() {
             return "the organization's ask cap".to_owned();
         }
+        let refused = self.mode_refused.map_or_else(String::new, |m| {
+            format!(
+                " (the transcript's {} is refused by the policy)",
+                m.as_str()
+            )
+        });
         match (v.decision, self.mode) {
-            (Decision::Allow, Some(m)) => format!("no rule: the {} mode allows it", m.as_str()),
-            (Decision::Ask, Some(m)) => format!("no rule: the {} mode asks", m.as_str()),
-            _ => v
-                .reason
-                .as_deref()
-                .map_or_else(|| "no rule".to_owned(), |r| format!("no rule: {}", escaped_line(r))),
+            (Decision::Allow, Some(m)) => {
+                format!("no rule: the {} mode allows it{refused}", m.as_str())
+            }
+            (Decision::Ask, Some(m)) => format!("no rule: the {} mode asks{refused}", m.as_str()),
+            _ => v.reason.as_deref().map_or_else(
+                || "no rule".to_owned(),
+                |r| format!("no rule: {}", escaped_line(r)),
+            ),
         }
     }
 }
@@ -299,16 +317,29 @@ fn policy_json(folder: &Path, read: &Result<Policy, PolicyError>) -> Value {
 
 /// A call's one-line summary: the command, path, URL or query, else its input.
 fn summary(tool: &str, input: &Value) -> String {
-    let field = ["command", "cmd", "file_path", "notebook_path", "path", "url", "query", "pattern"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str));
+    let field = [
+        "command",
+        "cmd",
+        "file_path",
+        "notebook_path",
+        "path",
+        "url",
+        "query",
+        "pattern",
+    ]
+    .iter()
+    .find_map(|k| input.get(*k).and_then(Value::as_str));
     let text = match (field, input) {
         (Some(f), _) => f.to_owned(),
         (None, Value::String(s)) => s.clone(),
         (None, v) => v.to_string(),
     };
     let one: String = text.chars().take(SUMMARY_CHARS).collect();
-    let more = if text.chars().nth(SUMMARY_CHARS).is_some() { "…" } else { "" };
+    let more = if text.chars().nth(SUMMARY_CHARS).is_some() {
+        "…"
+    } else {
+        ""
+    };
     format!("{} {}{more}", escaped_line(tool), escaped_line(&one))
 }
 
@@ -378,7 +409,8 @@ impl Report {
         self.bad += 1;
         self.file_bad += 1;
         if self.bad_lines.len() < BAD_LISTED {
-            self.bad_lines.push(json!({"file": file, "line": line, "reason": why}));
+            self.bad_lines
+                .push(json!({"file": file, "line": line, "reason": why}));
         }
     }
 
@@ -490,12 +522,15 @@ impl Report {
                 LISTED,
             );
         }
-        let differs = against.map(|a| {
-            a.verdict.decision != j.verdict.decision || a.verdict.rule != j.verdict.rule
-        });
+        let differs = against
+            .map(|a| a.verdict.decision != j.verdict.decision || a.verdict.rule != j.verdict.rule);
         if let (Some(true), Some(a)) = (differs, against) {
             self.differ_calls += 1;
-            let key = (slot(j.verdict.decision), slot(a.verdict.decision), a.decided_by());
+            let key = (
+                slot(j.verdict.decision),
+                slot(a.verdict.decision),
+                a.decided_by(),
+            );
             self.differ.entry(key).or_default().add(
                 || {
                     let mut e = Report::example(call, a);
@@ -541,8 +576,11 @@ impl Report {
             .sessions
             .iter()
             .map(|(id, r)| {
-                let tools: Map<String, Value> =
-                    r.tools.iter().map(|(t, c)| (t.clone(), tally_json(c))).collect();
+                let tools: Map<String, Value> = r
+                    .tools
+                    .iter()
+                    .map(|(t, c)| (t.clone(), tally_json(c)))
+                    .collect();
                 json!({
                     "session": id,
                     "file": r.file,
@@ -555,8 +593,11 @@ impl Report {
                 })
             })
             .collect();
-        let tools: Map<String, Value> =
-            self.tools.iter().map(|(t, c)| (t.clone(), tally_json(c))).collect();
+        let tools: Map<String, Value> = self
+            .tools
+            .iter()
+            .map(|(t, c)| (t.clone(), tally_json(c)))
+            .collect();
         let rules: Vec<Value> = self
             .rules
             .iter()
@@ -641,10 +682,13 @@ fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// The width of the first column of tables.
+const NAME: usize = 48;
+
 fn row(name: &str, calls: u64, t: &Value) -> String {
     format!(
-        "  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
-        fit(name, 40),
+        "  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
+        fit(name, NAME),
         calls,
         count(t, "allow"),
         count(t, "ask"),
@@ -686,8 +730,17 @@ fn render(s: &Value) -> String {
         count(bad, "count")
     ));
     let policy_line = |p: &Value| match p.get("error").and_then(Value::as_str) {
-        Some(e) => format!("{} NOT READABLE: {}; {}", escaped_line(str_of(p, "managed")), escaped_line(e), str_of(p, "in_force")),
-        None => format!("{} ({} permission rules)", escaped_line(str_of(p, "managed")), count(p, "rules")),
+        Some(e) => format!(
+            "{} NOT READABLE: {}; {}",
+            escaped_line(str_of(p, "managed")),
+            escaped_line(e),
+            str_of(p, "in_force")
+        ),
+        None => format!(
+            "{} ({} permission rules)",
+            escaped_line(str_of(p, "managed")),
+            count(p, "rules")
+        ),
     };
     if let Some(p) = s.get("policy") {
         o.push_str(&format!("policy: {}\n", policy_line(p)));
@@ -696,27 +749,42 @@ fn render(s: &Value) -> String {
     if person.is_empty() {
         o.push_str("person's plugins: none\n");
     } else {
-        let ids: Vec<String> = person.iter().filter_map(Value::as_str).map(escaped_line).collect();
+        let ids: Vec<String> = person
+            .iter()
+            .filter_map(Value::as_str)
+            .map(escaped_line)
+            .collect();
         o.push_str(&format!("person's plugins: {}\n", ids.join(", ")));
     }
 
     o.push_str(&format!(
-        "\nBy tool\n  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
+        "\nBy tool\n  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
         "tool", "calls", "allow", "ask", "deny"
     ));
     if let Some(Value::Object(tools)) = s.get("by_tool") {
         for (t, c) in tools {
-            o.push_str(&row(&escaped_line(t), count(c, "allow") + count(c, "ask") + count(c, "deny"), c));
+            o.push_str(&row(
+                &escaped_line(t),
+                count(c, "allow") + count(c, "ask") + count(c, "deny"),
+                c,
+            ));
         }
     }
-    o.push_str(&row("all", count(s, "calls"), s.get("by_decision").unwrap_or(&Value::Null)));
+    o.push_str(&row(
+        "all",
+        count(s, "calls"),
+        s.get("by_decision").unwrap_or(&Value::Null),
+    ));
 
     o.push_str("\nSessions\n");
     for r in sessions {
         let t = r.get("by_decision").unwrap_or(&Value::Null);
         let cwd = match r.get("cwd").and_then(Value::as_str) {
             Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => escaped_line(c),
-            Some(c) => format!("{} (not on this machine: its paths are uncertain)", escaped_line(c)),
+            Some(c) => format!(
+                "{} (not on this machine: its paths are uncertain)",
+                escaped_line(c)
+            ),
             None => "(none recorded)".to_owned(),
         };
         o.push_str(&format!(
@@ -724,7 +792,9 @@ fn render(s: &Value) -> String {
             escaped_line(str_of(r, "session")),
             escaped_line(str_of(r, "file")),
             cwd,
-            r.get("mode").and_then(Value::as_str).map_or_else(|| "(none recorded)".to_owned(), escaped_line),
+            r.get("mode")
+                .and_then(Value::as_str)
+                .map_or_else(|| "(none recorded)".to_owned(), escaped_line),
             count(r, "calls"),
             count(t, "allow"),
             count(t, "ask"),
@@ -744,13 +814,17 @@ fn render(s: &Value) -> String {
             count(r, "calls"),
             str_of(r, "decided_by")
         ));
-        for e in r.get("examples").and_then(Value::as_array).unwrap_or(&empty) {
+        for e in r
+            .get("examples")
+            .and_then(Value::as_array)
+            .unwrap_or(&empty)
+        {
             o.push_str(&format!("          e.g. {}\n", example_line(e)));
         }
     }
 
     o.push_str(&format!(
-        "\nWhat the transcript records, next to the policy now\n  {:<40} {:>6} {:>6} {:>6} {:>6}\n",
+        "\nWhat the transcript records, next to the policy now\n  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
         "transcript", "calls", "allow", "ask", "deny"
     ));
     if let Some(Value::Object(seen)) = s.get("transcript_vs_now") {
@@ -762,7 +836,11 @@ fn render(s: &Value) -> String {
                 "interrupted" => "interrupted by the person",
                 _ => "no result in the transcript",
             };
-            o.push_str(&row(label, count(t, "allow") + count(t, "ask") + count(t, "deny"), t));
+            o.push_str(&row(
+                label,
+                count(t, "allow") + count(t, "ask") + count(t, "deny"),
+                t,
+            ));
         }
     }
     let listed = |o: &mut String, key: &str, title: &str| {
@@ -774,7 +852,11 @@ fn render(s: &Value) -> String {
         for e in g.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
             let extra = match e.get("rewritten_by").and_then(Value::as_array) {
                 Some(by) if !by.is_empty() => {
-                    let names: Vec<String> = by.iter().filter_map(Value::as_str).map(escaped_line).collect();
+                    let names: Vec<String> = by
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(escaped_line)
+                        .collect();
                     format!("; rewritten by {}", names.join(", "))
                 }
                 _ => String::new(),
@@ -787,14 +869,25 @@ fn render(s: &Value) -> String {
             ));
         }
     };
-    listed(&mut o, "rejected_in_transcript", "Rejected or interrupted in the transcript");
-    listed(&mut o, "ran_but_denied_now", "Ran in the transcript, denied by the policy now");
+    listed(
+        &mut o,
+        "rejected_in_transcript",
+        "Rejected or interrupted in the transcript",
+    );
+    listed(
+        &mut o,
+        "ran_but_denied_now",
+        "Ran in the transcript, denied by the policy now",
+    );
     o.push('\n');
     let held = s.get("held_over_person_plugin").unwrap_or(&Value::Null);
     if person.is_empty() {
         o.push_str("Held over a person's plugin: no person's plugin seated (give --plugin-dir or --settings)\n");
     } else {
-        o.push_str(&format!("Held over a person's plugin: {} calls\n", count(held, "calls")));
+        o.push_str(&format!(
+            "Held over a person's plugin: {} calls\n",
+            count(held, "calls")
+        ));
         listed(&mut o, "held_over_person_plugin", "Held");
     }
 
@@ -814,7 +907,11 @@ fn render(s: &Value) -> String {
                 count(c, "calls"),
                 str_of(c, "decided_by")
             ));
-            for e in c.get("examples").and_then(Value::as_array).unwrap_or(&empty) {
+            for e in c
+                .get("examples")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty)
+            {
                 o.push_str(&format!(
                     "          e.g. {} (was {})\n",
                     example_line(e),
@@ -825,8 +922,15 @@ fn render(s: &Value) -> String {
     }
 
     if count(bad, "count") > 0 {
-        o.push_str(&format!("\nBad lines ({}; the replay went on)\n", count(bad, "count")));
-        for b in bad.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
+        o.push_str(&format!(
+            "\nBad lines ({}; the replay went on)\n",
+            count(bad, "count")
+        ));
+        for b in bad
+            .get("listed")
+            .and_then(Value::as_array)
+            .unwrap_or(&empty)
+        {
             o.push_str(&format!(
                 "  {}:{}: {}\n",
                 escaped_line(str_of(b, "file")),
@@ -850,7 +954,10 @@ fn render(s: &Value) -> String {
     if !notes.is_empty() {
         o.push_str("\nNotes\n");
         for n in notes {
-            o.push_str(&format!("  {}\n", escaped_line(n.as_str().unwrap_or_default())));
+            o.push_str(&format!(
+                "  {}\n",
+                escaped_line(n.as_str().unwrap_or_default())
+            ));
         }
     }
     o

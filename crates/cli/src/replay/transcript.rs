@@ -161,6 +161,8 @@ pub(crate) struct Reader<R> {
     seen_lines: u32,
     /// Bytes read so far (for progress).
     pub bytes: u64,
+    /// The longest line read ([`MAX_LINE_BYTES`]).
+    max_line: usize,
     session: Option<Arc<str>>,
     cwd: Option<Arc<str>>,
     mode: Option<Arc<str>>,
@@ -186,14 +188,16 @@ struct FormatMarkers {
 static TYPE_KEY: &str = "\"type\":\"";
 
 impl FormatMarkers {
-    fn new(
-        wanted: &[(&str, &'static [&'static str])],
-        types: &'static [&'static str],
-    ) -> Self {
+    fn new(wanted: &[(&str, &'static [&'static str])], types: &'static [&'static str]) -> Self {
         FormatMarkers {
             wanted: wanted
                 .iter()
-                .map(|(p, ends)| (memchr::memmem::Finder::new(p.as_bytes()).into_owned(), *ends))
+                .map(|(p, ends)| {
+                    (
+                        memchr::memmem::Finder::new(p.as_bytes()).into_owned(),
+                        *ends,
+                    )
+                })
                 .collect(),
             types,
         }
@@ -213,9 +217,9 @@ impl FormatMarkers {
     fn typed(&self, text: &[u8]) -> bool {
         memchr::memmem::find_iter(text, TYPE_KEY.as_bytes()).any(|at| {
             let after = text.get(at + TYPE_KEY.len()..).unwrap_or_default();
-            self.types.iter().any(|t| {
-                after.starts_with(t.as_bytes()) && after.get(t.len()) == Some(&b'"')
-            })
+            self.types
+                .iter()
+                .any(|t| after.starts_with(t.as_bytes()) && after.get(t.len()) == Some(&b'"'))
         })
     }
 }
@@ -226,7 +230,10 @@ impl Markers {
             claude: FormatMarkers::new(
                 // The values themselves, whatever the spacing around their keys: a call
                 // is never skipped for how its line is spaced.
-                &[("\"tool_", &["use\"", "result\""]), ("\"permissionMode", &["\""])],
+                &[
+                    ("\"tool_", &["use\"", "result\""]),
+                    ("\"permissionMode", &["\""]),
+                ],
                 CLAUDE_TYPES,
             ),
             codex: FormatMarkers::new(
@@ -263,6 +270,7 @@ impl<R: BufRead> Reader<R> {
             first_problem: None,
             seen_lines: 0,
             bytes: 0,
+            max_line: MAX_LINE_BYTES,
             session: None,
             cwd: None,
             mode: None,
@@ -303,11 +311,12 @@ impl<R: BufRead> Reader<R> {
                 None => (avail.len(), false),
             };
             if !too_long {
-                if self.buf.len() + take > MAX_LINE_BYTES {
+                if self.buf.len() + take > self.max_line {
                     too_long = true;
                     self.buf.clear();
                 } else {
-                    self.buf.extend_from_slice(avail.get(..take).unwrap_or_default());
+                    self.buf
+                        .extend_from_slice(avail.get(..take).unwrap_or_default());
                 }
             }
             let used = if done { take + 1 } else { take };
@@ -343,7 +352,7 @@ impl<R: BufRead> Reader<R> {
             }
             Raw::TooLong => {
                 self.line += 1;
-                let why = format!("longer than {} MiB; skipped", MAX_LINE_BYTES >> 20);
+                let why = format!("longer than {} bytes; skipped unread", self.max_line);
                 self.bad(out, why);
                 return Ok(true);
             }
@@ -384,10 +393,7 @@ impl<R: BufRead> Reader<R> {
                 if self.first_problem.is_none() {
                     self.first_problem = Some(format!("line {line_no}: {why}"));
                 }
-                self.undecided.push(Item::Bad {
-                    line: line_no,
-                    why,
-                });
+                self.undecided.push(Item::Bad { line: line_no, why });
                 if self.seen_lines >= DETECT_LINES {
                     let why = self.first_problem.take().unwrap_or_default();
                     return Err(not_a_transcript(format!(
@@ -456,7 +462,10 @@ impl<R: BufRead> Reader<R> {
         Call {
             file: Arc::clone(&self.file),
             line: self.line,
-            session: self.session.clone().unwrap_or_else(|| Arc::clone(&self.stem)),
+            session: self
+                .session
+                .clone()
+                .unwrap_or_else(|| Arc::clone(&self.stem)),
             agent: self.agent.clone(),
             id,
             tool,
@@ -471,7 +480,9 @@ impl<R: BufRead> Reader<R> {
     fn claude(&mut self, l: ClaudeLine<'_>, out: &mut Vec<Item>) -> Result<(), String> {
         let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
         if !CLAUDE_TYPES.contains(&&*kind) {
-            return Err(format!("a line of type {kind:?}, never seen in Claude Code transcripts; skipped"));
+            return Err(format!(
+                "a line of type {kind:?}, never seen in Claude Code transcripts; skipped"
+            ));
         }
         keep(&mut self.session, l.session_id.as_deref());
         keep(&mut self.cwd, l.cwd.as_deref());
@@ -498,7 +509,9 @@ impl<R: BufRead> Reader<R> {
                     let id = block.tool_use_id.map(Cow::into_owned).unwrap_or_default();
                     let seen = if block.is_error {
                         let raw = |r: Option<&RawValue>, text: &str| {
-                            r.is_some_and(|r| memchr::memmem::find(r.get().as_bytes(), text.as_bytes()).is_some())
+                            r.is_some_and(|r| {
+                                memchr::memmem::find(r.get().as_bytes(), text.as_bytes()).is_some()
+                            })
                         };
                         if raw(l.tool_use_result, "User rejected")
                             || raw(block.content, "doesn't want to proceed")
@@ -557,7 +570,10 @@ impl<R: BufRead> Reader<R> {
                     "codex approval_policy={approval} sandbox={sandbox}"
                 )));
             }
-            ("response_item", Some(k @ ("function_call" | "custom_tool_call" | "local_shell_call"))) => {
+            (
+                "response_item",
+                Some(k @ ("function_call" | "custom_tool_call" | "local_shell_call")),
+            ) => {
                 let id = p.call_id.or(p.id).unwrap_or_default();
                 let name = p.name.unwrap_or_else(|| k.to_owned());
                 let input = if k == "function_call" {
@@ -607,7 +623,11 @@ impl<R: BufRead> Reader<R> {
         match l.replay.as_deref() {
             Some("call") => {}
             Some("summary") => return Ok(()),
-            Some(other) => return Err(format!("a replay line of kind {other:?}, never written by replay; skipped")),
+            Some(other) => {
+                return Err(format!(
+                    "a replay line of kind {other:?}, never written by replay; skipped"
+                ))
+            }
             None => return Err("a line with no \"replay\" key in a replay's JSON lines".to_owned()),
         }
         let tool = l.tool.ok_or("a replayed call with no \"tool\"")?;
@@ -714,7 +734,9 @@ fn format_of(v: &Value) -> Result<Format, String> {
         return Ok(Format::Replay);
     }
     let Some(kind) = o.get("type").and_then(Value::as_str) else {
-        return Err("a JSON object with no \"type\" (neither a Claude Code nor a Codex line)".to_owned());
+        return Err(
+            "a JSON object with no \"type\" (neither a Claude Code nor a Codex line)".to_owned(),
+        );
     };
     if o.contains_key("payload") && CODEX_TYPES.contains(&kind) {
         return Ok(Format::Codex);
@@ -722,7 +744,9 @@ fn format_of(v: &Value) -> Result<Format, String> {
     if CLAUDE_TYPES.contains(&kind) {
         return Ok(Format::Claude);
     }
-    Err(format!("a line of type {kind:?}, of no known transcript format"))
+    Err(format!(
+        "a line of type {kind:?}, of no known transcript format"
+    ))
 }
 
 /// The engine calls a Codex call stands for, and the working folder it names.
@@ -773,8 +797,12 @@ fn argv_command(argv: &[Value]) -> String {
     let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
     if let [program, flag, script] = words.as_slice() {
         let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-        let base = base.strip_suffix(".exe").unwrap_or(base).to_ascii_lowercase();
-        let shell = ["bash", "sh", "zsh", "dash", "powershell", "pwsh", "cmd"].contains(&base.as_str());
+        let base = base
+            .strip_suffix(".exe")
+            .unwrap_or(base)
+            .to_ascii_lowercase();
+        let shell =
+            ["bash", "sh", "zsh", "dash", "powershell", "pwsh", "cmd"].contains(&base.as_str());
         let runs = ["-c", "-lc", "-Command", "/c", "/C", "-command"].contains(flag);
         if shell && runs {
             return (*script).to_owned();
@@ -783,7 +811,10 @@ fn argv_command(argv: &[Value]) -> String {
     words
         .iter()
         .map(|w| {
-            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b)) {
+            if !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b))
+            {
                 (*w).to_owned()
             } else {
                 format!("'{}'", w.replace('\'', r"'\''"))
@@ -1012,4 +1043,5 @@ pub(crate) fn parts_json(parts: &[(String, Value)]) -> Value {
 }
 
 #[cfg(test)]
+#[path = "transcript_tests.rs"]
 mod tests;
