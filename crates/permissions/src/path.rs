@@ -208,14 +208,31 @@ impl PathPattern {
             }
         };
         let mut base = self.anchor_dir(source, facts);
-        for seg in self.glob.split('/') {
+        let mut segs = self.glob.split('/');
+        let mut rest: Vec<&str> = Vec::new();
+        for seg in segs.by_ref() {
             if seg.is_empty() || seg.contains(['*', '?', '[', '{']) {
+                rest.push(seg);
                 break;
             }
             base.push(seg.to_owned());
         }
+        rest.extend(segs);
         let n = base.len().min(dir.len());
-        base.iter().zip(dir).take(n).all(|(a, b)| eq(a, b))
+        if !base.iter().zip(dir).take(n).all(|(a, b)| eq(a, b)) {
+            return false;
+        }
+        // The folder holds the pattern's literal base: what the pattern names is inside.
+        let Some(deeper) = dir.len().checked_sub(base.len()).filter(|d| *d > 0) else {
+            return true;
+        };
+        // The folder lies `deeper` segments beneath the base: the pattern reaches into it
+        // only if it spans any depth (`**`, an empty segment) or has more segments left
+        // than that (`*` never crosses a `/`). A pattern with nothing left after its base
+        // names the base itself, and what lies in it.
+        rest.is_empty()
+            || rest.iter().any(|s| s.is_empty() || s.contains("**"))
+            || rest.len() > deeper
     }
 }
 
@@ -506,6 +523,46 @@ mod tests {
             source,
             &f,
         )
+    }
+
+    /// Whether a folder read whole (`grep -r`, `rg`) may read something `pattern` names.
+    fn beneath(pattern: &str, dir: &str) -> bool {
+        let f = facts();
+        let p = PathPattern::new(pattern, true, true).unwrap();
+        p.may_match_beneath(
+            &normalize(&PathBuf::from(dir), &f.cwd, &f.home),
+            SettingsSource::Policy,
+            &f,
+        )
+    }
+
+    #[test]
+    fn a_folder_read_whole_meets_the_patterns_that_reach_into_it_and_no_other() {
+        // What the pattern names lies in the folder (or is it).
+        assert!(beneath("./.env.*", "."));
+        assert!(beneath("./.env.*", "/home/dev"));
+        assert!(beneath("./app/.env", "app"));
+        assert!(beneath("//etc/**", "/"));
+        // Patterns of any depth reach into every folder beneath their base.
+        assert!(beneath("**/.env", "app"));
+        assert!(beneath(".env", "app/deep"));
+        assert!(beneath("src/**", "lib"));
+        assert!(beneath("./a/**/k.pem", "a/b/c"));
+        // A pattern that names a folder names what is in it.
+        assert!(beneath("./secrets", "secrets/sub"));
+        // A pattern with segments left below the folder reaches into it.
+        assert!(beneath("./a/*/k.pem", "a/b"));
+        assert!(beneath("./*/x", "app"));
+        // A pattern whose last segment sits above the folder names nothing in it: `*`
+        // never crosses a `/`, so `./.env.*` is not under `app/` (replay found `rg x app`
+        // denied by it).
+        assert!(!beneath("./.env.*", "app"));
+        assert!(!beneath("./.env", "app"));
+        assert!(!beneath("./a/*.pem", "a/b"));
+        assert!(!beneath("./*/x", "app/sub"));
+        // Another folder altogether.
+        assert!(!beneath("./secrets/**", "public"));
+        assert!(!beneath("~/.ssh/**", "/home/dev/repo"));
     }
 
     #[test]

@@ -900,10 +900,14 @@ fn render(s: &Value) -> String {
             count(s, "calls")
         ));
         for c in a.get("changes").and_then(Value::as_array).unwrap_or(&empty) {
+            let (from, to) = (str_of(c, "from"), str_of(c, "to"));
+            let how = if from == to {
+                format!("{from}, decided otherwise")
+            } else {
+                format!("{from} -> {to}")
+            };
             o.push_str(&format!(
-                "  {} -> {}  {} calls  now {}\n",
-                str_of(c, "from"),
-                str_of(c, "to"),
+                "  {how}  {} calls  now {}\n",
                 count(c, "calls"),
                 str_of(c, "decided_by")
             ));
