@@ -109,7 +109,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         return v;
     }
     if let Some(rule) = first_uncertain(rules, Behavior::Deny, &subject) {
-        return host(uncertain(rule), facts, q.tool);
+        return host(uncertain(rule, &subject), facts, q.tool);
     }
     if let Some(rule) = first_strict(rules, Behavior::Ask, &subject, facts) {
         let v = named(
@@ -123,7 +123,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         return host(v, facts, q.tool);
     }
     if let Some(rule) = first_uncertain(rules, Behavior::Ask, &subject) {
-        return host(uncertain(rule), facts, q.tool);
+        return host(uncertain(rule, &subject), facts, q.tool);
     }
     if rules.blocks_reads_outside() && subject.command.is_some() {
         let unsandboxed = q
@@ -143,6 +143,16 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             v.setting = Some(BLOCK_READS_SETTING.to_owned());
             return host(v, facts, q.tool);
         }
+    }
+    if subject.unknown_path {
+        return host(
+            Verdict::plain(Decision::Ask).with_reason(format!(
+                "the path of this {} call cannot be read from its input, so it is asked",
+                subject.tool
+            )),
+            facts,
+            q.tool,
+        );
     }
     if subject.unparsed_command() {
         return host(
@@ -233,7 +243,7 @@ fn mode_default(s: &Subject<'_>, facts: &SessionFacts, mode: Mode) -> Verdict {
 }
 
 /// The ask an uncertain command gets where `rule` could meet it (SPEC §4).
-fn uncertain(rule: &Rule) -> Verdict {
+fn uncertain(rule: &Rule, subject: &Subject<'_>) -> Verdict {
     let kind = if rule.behavior == Behavior::Deny {
         "denies"
     } else {
@@ -242,10 +252,17 @@ fn uncertain(rule: &Rule) -> Verdict {
     let mut v = named(
         Decision::Ask,
         rule,
-        format!(
-            "this shell command runs something known only when it runs, and the permission rule {} in {} settings, which {kind} what it may meet, may meet it; so it is asked",
-            rule.text, rule.source
-        ),
+        if subject.unknown_path {
+            format!(
+                "the path of this {} call cannot be read from its input, and the permission rule {} in {} settings, which {kind} what it may meet, may meet it; so it is asked",
+                subject.tool, rule.text, rule.source
+            )
+        } else {
+            format!(
+                "this shell command runs something known only when it runs, and the permission rule {} in {} settings, which {kind} what it may meet, may meet it; so it is asked",
+                rule.text, rule.source
+            )
+        },
     );
     v.uncertain = true;
     v

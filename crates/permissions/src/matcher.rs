@@ -138,6 +138,10 @@ pub(crate) struct Subject<'a> {
     /// The session's anchors and working directories (its own and
     /// `additionalDirectories`).
     pub anchors: Arc<Anchors>,
+    /// A file tool whose path cannot be read from its input (missing where the tool
+    /// needs one, or not a string): the path is unknown, so it may be any path (SPEC §4
+    /// "What the core cannot see, it never lets through").
+    pub unknown_path: bool,
 }
 
 impl<'a> Subject<'a> {
@@ -159,13 +163,21 @@ impl<'a> Subject<'a> {
             .map(|f| ShellFile::new(f, facts, &anchors, &mut fs))
             .collect();
         let mut paths = Vec::new();
+        let mut unknown_path = false;
         if PATH_TOOLS.contains(&tool) {
             for key in ["file_path", "notebook_path", "path"] {
-                if let Some(p) = q.input.get(key).and_then(Value::as_str) {
-                    paths.push(PathForms::resolve(p, facts, &mut fs));
+                match q.input.get(key) {
+                    Some(Value::String(p)) => paths.push(PathForms::resolve(p, facts, &mut fs)),
+                    None | Some(Value::Null) => {}
+                    // A path that is no string names no path the core can judge.
+                    Some(_) => unknown_path = true,
                 }
             }
-            if paths.is_empty() && matches!(tool, "Glob" | "Grep" | "LS") {
+            let defaults_to_cwd = matches!(tool, "Glob" | "Grep" | "LS");
+            if paths.is_empty() && !defaults_to_cwd {
+                unknown_path = true;
+            }
+            if paths.is_empty() && defaults_to_cwd {
                 paths.push(PathForms {
                     forms: vec![anchors.cwd().to_vec()],
                 });
@@ -178,6 +190,7 @@ impl<'a> Subject<'a> {
             paths,
             files,
             anchors,
+            unknown_path,
         }
     }
 
@@ -528,6 +541,14 @@ pub(crate) fn first_uncertain<'r>(
     behavior: Behavior,
     s: &Subject<'_>,
 ) -> Option<&'r Rule> {
+    if s.unknown_path {
+        // An unknown path meets every path rule of its tool's kind.
+        return rules.rules().iter().find(|r| {
+            r.behavior == behavior
+                && matches!(r.spec.specifier, Specifier::Path(_))
+                && matches!(&r.spec.tool, ToolPattern::Exact(t) if path_rule_applies(t, behavior, s.tool))
+        });
+    }
     let cmd = s.command.as_ref()?;
     let anything = cmd.parts.iter().any(|p| p.runs_anything);
     let code: Vec<&str> = cmd

@@ -7,8 +7,10 @@ use pretty_assertions::assert_eq;
 fn default_mode() {
     let r = RuleSet::default();
     for tool in READ_ONLY_TOOLS {
+        // A path the core can read (a file tool with none is asked: rules.rs).
+        let input = json!({"file_path": "/home/dev/repo/a", "pattern": "x"});
         assert_eq!(
-            ask(&r, tool, json!({}), &facts()).decision,
+            ask(&r, tool, input, &facts()).decision,
             Decision::Allow,
             "{tool}"
         );

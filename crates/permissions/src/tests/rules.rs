@@ -411,3 +411,87 @@ fn unparseable_rules_are_never_inert() {
     let v = ask(&r, "WebFetch", json!({"url": "https://ok.com"}), &facts());
     assert_eq!(d(&v), (Decision::Allow, Some("WebFetch(*)")));
 }
+
+/// SPEC §4 "What the core cannot see, it never lets through": a file tool whose path
+/// cannot be read from its input (a string input, a path that is no string, no path) is
+/// never allowed, in any mode; where a deny or ask rule of its kind exists, the ask
+/// carries it, uncertain, so it holds over a person's plugin. Found by replaying
+/// hostile transcripts (issue #16): `Read("~/.ssh/id_rsa")` was allowed as "Read only reads".
+#[test]
+fn a_file_tool_whose_path_cannot_be_read_is_asked_carrying_the_rules_it_may_meet() {
+    let rules =
+        policy(json!({"deny": ["Read(~/.ssh/**)", "Edit(/etc/**)"], "allow": ["Read", "Edit"]}));
+    let inputs = [
+        json!("~/.ssh/id_rsa"),
+        json!({"file_path": ["~/.ssh/id_rsa"]}),
+        json!({"file_path": 7}),
+        json!({}),
+        json!(null),
+    ];
+    for mode in Mode::ALL.iter().copied() {
+        for input in &inputs {
+            let read = ask(&rules, "Read", input.clone(), &facts_in(mode));
+            assert_eq!(read.decision, Decision::Ask, "{mode:?} {input}: {read:?}");
+            assert_eq!(read.rule.as_deref(), Some("Read(~/.ssh/**)"), "{input}");
+            assert!(read.uncertain, "{input}");
+            // A Read deny also covers writing the file (SPEC §4), so the first rule
+            // a write may meet is the Read rule.
+            let edit = ask(&rules, "Write", input.clone(), &facts_in(mode));
+            assert_eq!(
+                d(&edit),
+                (Decision::Ask, Some("Read(~/.ssh/**)")),
+                "{mode:?} {input}"
+            );
+            assert!(edit.uncertain, "{input}");
+        }
+    }
+    // With no rule of its kind, still asked (never "only reads"), and named as such.
+    let none = policy(json!({}));
+    for tool in [
+        "Read",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+    ] {
+        let v = ask(
+            &none,
+            tool,
+            json!({"file_path": false}),
+            &facts_in(Mode::BypassPermissions),
+        );
+        assert_eq!(d(&v), (Decision::Ask, None), "{tool}");
+        assert!(
+            v.reason.unwrap_or_default().contains("cannot be read"),
+            "{tool}"
+        );
+    }
+    // Search tools default to the working folder; a `path` that is no string is unknown.
+    assert_eq!(
+        ask(&none, "Grep", json!({"pattern": "x"}), &facts()).decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        ask(
+            &none,
+            "Grep",
+            json!({"pattern": "x", "path": null}),
+            &facts()
+        )
+        .decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        ask(&none, "Glob", json!({"pattern": "x", "path": 7}), &facts()).decision,
+        Decision::Ask
+    );
+    // A readable path is judged as before.
+    let ok = ask(
+        &rules,
+        "Read",
+        json!({"file_path": "/home/dev/repo/a.txt"}),
+        &facts(),
+    );
+    assert_eq!(d(&ok), (Decision::Allow, Some("Read")));
+}
