@@ -167,8 +167,14 @@ pub(crate) struct Reader<R> {
     cwd: Option<Arc<str>>,
     mode: Option<Arc<str>>,
     agent: Option<Arc<str>>,
+    /// The mode each other session of the file was last in: a file may hold lines of
+    /// several sessions, and one's mode is never another's.
+    modes: std::collections::HashMap<Arc<str>, Option<Arc<str>>>,
     markers: Markers,
 }
+
+/// The most sessions of one file whose mode is remembered.
+const MAX_SESSIONS_PER_FILE: usize = 4096;
 
 /// What tells a line worth parsing from one to skip, per format.
 struct Markers {
@@ -275,6 +281,7 @@ impl<R: BufRead> Reader<R> {
             cwd: None,
             mode: None,
             agent: None,
+            modes: std::collections::HashMap::new(),
             markers: Markers::new(),
         }
     }
@@ -359,6 +366,10 @@ impl<R: BufRead> Reader<R> {
             Raw::Line { complete } => complete,
         };
         self.line += 1;
+        if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            // A UTF-8 byte order mark opens the file, not its first line.
+            self.buf.drain(..3);
+        }
         let text = trim_ascii(&self.buf);
         if text.is_empty() {
             return Ok(true);
@@ -413,6 +424,11 @@ impl<R: BufRead> Reader<R> {
         if self.format.is_some() {
             out.push(item);
         } else {
+            if self.first_problem.is_none() {
+                if let Item::Bad { line, why } = &item {
+                    self.first_problem = Some(format!("line {line}: {why}"));
+                }
+            }
             self.undecided.push(item);
         }
     }
@@ -484,7 +500,9 @@ impl<R: BufRead> Reader<R> {
                 "a line of type {kind:?}, never seen in Claude Code transcripts; skipped"
             ));
         }
-        keep(&mut self.session, l.session_id.as_deref());
+        if let Some(id) = l.session_id.as_deref() {
+            self.switch_session(id);
+        }
         keep(&mut self.cwd, l.cwd.as_deref());
         keep(&mut self.mode, l.permission_mode.as_deref());
         if let Some(a) = l.agent_id.as_deref() {
@@ -535,6 +553,24 @@ impl<R: BufRead> Reader<R> {
         Ok(())
     }
 
+    /// Makes `id` the session the following lines are of: its mode is its own (as last
+    /// seen), its working folder unknown until a line of it says.
+    fn switch_session(&mut self, id: &str) {
+        if self.session.as_deref() == Some(id) {
+            return;
+        }
+        if let Some(old) = self.session.take() {
+            if self.modes.len() < MAX_SESSIONS_PER_FILE || self.modes.contains_key(&old) {
+                self.modes.insert(old, self.mode.take());
+            }
+        }
+        let id: Arc<str> = Arc::from(id);
+        self.mode = self.modes.get(&id).cloned().flatten();
+        self.cwd = None;
+        self.agent = None;
+        self.session = Some(id);
+    }
+
     fn codex(&mut self, l: CodexLine<'_>, out: &mut Vec<Item>) -> Result<(), String> {
         let kind = l.kind.ok_or("a JSON object with no \"type\"")?;
         if !CODEX_TYPES.contains(&&*kind) {
@@ -578,9 +614,11 @@ impl<R: BufRead> Reader<R> {
                 let name = p.name.unwrap_or_else(|| k.to_owned());
                 let input = if k == "function_call" {
                     let raw = p.arguments.unwrap_or_default();
-                    match serde_json::from_str::<Value>(&raw) {
-                        Ok(v) => v,
-                        Err(_) => json!({ "arguments": raw }),
+                    // Arguments that are not JSON, or name a key twice (which value
+                    // would run?), are kept as text: nothing is read from them.
+                    match policy::json::parse(raw.as_bytes()) {
+                        Ok(doc) if doc.duplicates.is_empty() => doc.value,
+                        _ => json!({ "arguments": raw }),
                     }
                 } else if k == "local_shell_call" {
                     p.action.unwrap_or_else(|| json!({}))
@@ -714,6 +752,8 @@ const CLAUDE_TYPES: &[&str] = &[
     "ai-title",
     "last-prompt",
     "queue-operation",
+    "custom-title",
+    "agent-name",
 ];
 
 /// The `type`s of Codex rollout lines.
@@ -749,31 +789,44 @@ fn format_of(v: &Value) -> Result<Format, String> {
     ))
 }
 
-/// The engine calls a Codex call stands for, and the working folder it names.
+/// The most files of one patch judged one by one; past them, one more part whose path
+/// is unknown (asked: SPEC §4).
+const MAX_PATCH_FILES: usize = 1000;
+
+/// The engine calls a Codex call stands for, and the working folder it names. A shell
+/// tool whose command cannot be read is a `Bash` call with no command (asked: the core
+/// never allows what it cannot read); a shell command that runs `apply_patch` (as Codex
+/// lets one) also writes the patch's files.
 fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<String>) {
     let text = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
     let workdir = text("workdir").or_else(|| text("working_directory"));
-    let bash = |command: String| ("Bash".to_owned(), json!({ "command": command }));
+    let shell = |command: Option<String>| -> Vec<(String, Value)> {
+        let Some(command) = command else {
+            return vec![("Bash".to_owned(), json!({}))];
+        };
+        let mut parts = Vec::new();
+        if command.contains("apply_patch") || command.contains("applypatch") {
+            parts = patch_parts(&command);
+        }
+        parts.insert(0, ("Bash".to_owned(), json!({ "command": command })));
+        parts
+    };
     match tool {
         "shell_command" | "exec_command" => {
-            let cmd = text("command").or_else(|| text("cmd"));
-            match cmd {
-                Some(c) => (vec![bash(c)], workdir),
-                None => (vec![(tool.to_owned(), input.clone())], workdir),
-            }
+            (shell(text("command").or_else(|| text("cmd"))), workdir)
         }
         "shell" | "local_shell_call" | "container.exec" => match input.get("command") {
-            Some(Value::Array(argv)) => (vec![bash(argv_command(argv))], workdir),
-            Some(Value::String(c)) => (vec![bash(c.clone())], workdir),
-            _ => (vec![(tool.to_owned(), input.clone())], workdir),
+            Some(Value::Array(argv)) => (shell(Some(argv_command(argv))), workdir),
+            Some(Value::String(c)) => (shell(Some(c.clone())), workdir),
+            _ => (shell(None), workdir),
         },
         "exec" => match input {
-            Value::String(c) => (vec![bash(c.clone())], None),
-            _ => (vec![(tool.to_owned(), input.clone())], workdir),
+            Value::String(c) => (shell(Some(c.clone())), None),
+            _ => (shell(text("command").or_else(|| text("cmd"))), workdir),
         },
         "view_image" => match text("path") {
             Some(p) => (vec![("Read".to_owned(), json!({ "file_path": p }))], None),
-            None => (vec![(tool.to_owned(), input.clone())], None),
+            None => (vec![("Read".to_owned(), json!({}))], None),
         },
         "apply_patch" => {
             let patch = match input {
@@ -782,7 +835,8 @@ fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<Strin
             };
             let parts = patch.map(patch_parts).unwrap_or_default();
             if parts.is_empty() {
-                (vec![(tool.to_owned(), input.clone())], None)
+                // A patch that names no file is judged as an edit of an unknown path.
+                (vec![("Edit".to_owned(), json!({}))], None)
             } else {
                 (parts, None)
             }
@@ -828,7 +882,7 @@ fn argv_command(argv: &[Value]) -> String {
 /// `*** Update File: P` and `*** Delete File: P` an `Edit` of P, `*** Move to: P` an
 /// `Edit` of P too.
 fn patch_parts(patch: &str) -> Vec<(String, Value)> {
-    patch
+    let mut parts: Vec<(String, Value)> = patch
         .lines()
         .filter_map(|l| {
             let l = l.trim_end_matches('\r');
@@ -845,7 +899,13 @@ fn patch_parts(patch: &str) -> Vec<(String, Value)> {
             };
             Some((tool.to_owned(), json!({ "file_path": path.trim() })))
         })
-        .collect()
+        .take(MAX_PATCH_FILES + 1)
+        .collect();
+    if parts.len() > MAX_PATCH_FILES {
+        parts.truncate(MAX_PATCH_FILES);
+        parts.push(("Edit".to_owned(), json!({})));
+    }
+    parts
 }
 
 // The typed views of lines: only what the replay reads; the parser skips the rest.
@@ -923,9 +983,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
                 }
                 Ok(Blocks(out))
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Blocks<'a>, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Blocks::default())
+            fn visit_map<A: de::MapAccess<'de>>(self, _map: A) -> Result<Blocks<'a>, A::Error> {
+                // The API's content is text or a list of blocks; an object is neither,
+                // and a call inside it must not pass unseen.
+                Err(de::Error::custom(
+                    "message.content is an object, neither text nor a list of blocks",
+                ))
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))

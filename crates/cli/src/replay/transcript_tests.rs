@@ -282,12 +282,10 @@ fn codex_calls_are_judged_as_the_engine_tools_they_stand_for() {
         judged[4],
         vec![("Read".to_owned(), json!({"file_path": "shot.png"}))]
     );
-    // Arguments that are not JSON are kept as text, judged under the tool's own name.
+    // Arguments that are not JSON are kept as text; nothing is read from them, so the
+    // shell call is a Bash call with no command (which the engine asks).
     assert_eq!(c[5].input, json!({"arguments": "not json"}));
-    assert_eq!(
-        judged[5],
-        vec![("shell_command".to_owned(), json!({"arguments": "not json"}))]
-    );
+    assert_eq!(judged[5], vec![("Bash".to_owned(), json!({}))]);
     assert_eq!(
         results(&items),
         vec![("c1", Seen::Ran), ("c2", Seen::Rejected)]
@@ -333,4 +331,99 @@ fn a_replays_own_json_reads_back_as_the_calls_it_wrote() {
         Some(vec![("Edit".to_owned(), json!({"file_path": "x"}))])
     );
     assert_eq!(bad(&items).len(), 1);
+}
+
+#[test]
+fn codex_arguments_that_name_a_key_twice_are_read_as_nothing() {
+    let line = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"rm -rf /\",\"command\":\"ls\"}","call_id":"c1"}}"#;
+    let items = items(line).unwrap();
+    let c = calls(&items);
+    assert_eq!(c[0].judged_as, Some(vec![("Bash".to_owned(), json!({}))]));
+}
+
+#[test]
+fn a_patch_applied_through_the_shell_writes_its_files() {
+    let argv = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"apply_patch\",\"*** Begin Patch\\n*** Delete File: /etc/hosts\\n*** End Patch\"]}","call_id":"c1"}}"#;
+    let heredoc = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"apply_patch <<'EOF'\\n*** Begin Patch\\n*** Add File: /etc/cron.d/x\\n+* * * * * root sh\\n*** End Patch\\nEOF\"]}","call_id":"c2"}}"#;
+    let items = items(&[argv, heredoc].join("\n")).unwrap();
+    let c = calls(&items);
+    let tools = |i: usize| -> Vec<(String, Value)> {
+        c[i].judged_as
+            .clone()
+            .unwrap()
+            .into_iter()
+            .skip(1)
+            .collect()
+    };
+    assert_eq!(
+        tools(0),
+        vec![("Edit".to_owned(), json!({"file_path": "/etc/hosts"}))]
+    );
+    assert_eq!(
+        tools(1),
+        vec![("Write".to_owned(), json!({"file_path": "/etc/cron.d/x"}))]
+    );
+    // The command itself is judged too.
+    assert_eq!(c[1].judged_as.as_ref().unwrap()[0].0, "Bash");
+}
+
+#[test]
+fn a_patch_of_too_many_files_ends_in_a_part_of_unknown_path() {
+    let files: String = (0..MAX_PATCH_FILES + 5)
+        .map(|i| format!("*** Add File: f{i}\n"))
+        .collect();
+    let parts = patch_parts(&files);
+    assert_eq!(parts.len(), MAX_PATCH_FILES + 1);
+    assert_eq!(parts.last(), Some(&("Edit".to_owned(), json!({}))));
+}
+
+#[test]
+fn each_session_of_a_file_keeps_its_own_mode_and_folder() {
+    let x = r#"{"type":"user","sessionId":"X","cwd":"/x","permissionMode":"bypassPermissions","message":{"content":"go"}}"#;
+    let y_call = r#"{"type":"assistant","sessionId":"Y","message":{"content":[{"type":"tool_use","id":"y1","name":"Bash","input":{"command":"ls"}}]}}"#;
+    let other_mode = r#"{"type":"permission-mode","permissionMode":"plan","sessionId":"OTHER"}"#;
+    let x_call = r#"{"type":"assistant","sessionId":"X","message":{"content":[{"type":"tool_use","id":"x1","name":"Bash","input":{"command":"ls"}}]}}"#;
+    let items = items(&[x, y_call, other_mode, x_call].join("\n")).unwrap();
+    let c = calls(&items);
+    assert_eq!(
+        (&*c[0].session, c[0].mode.as_deref(), c[0].cwd.as_deref()),
+        ("Y", None, None)
+    );
+    assert_eq!(
+        (&*c[1].session, c[1].mode.as_deref()),
+        ("X", Some("bypassPermissions"))
+    );
+}
+
+#[test]
+fn a_byte_order_mark_opens_the_file_not_its_first_line() {
+    let text = format!(
+        "\u{feff}{}",
+        assistant("t", "Bash", r#"{"command":"ls"}"#, "")
+    );
+    let items = items(&text).unwrap();
+    assert_eq!(calls(&items).len(), 1);
+    assert!(bad(&items).is_empty());
+}
+
+#[test]
+fn a_content_object_is_a_bad_line_not_a_silent_one() {
+    let text = [
+        assistant("ok", "Bash", r#"{"command":"ls"}"#, ""),
+        r#"{"type":"assistant","sessionId":"s","message":{"content":{"type":"tool_use","id":"t","name":"Bash","input":{}}}}"#.to_owned(),
+    ]
+    .join("\n");
+    let items = items(&text).unwrap();
+    let b = bad(&items);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert!(b[0].1.contains("message.content is an object"), "{b:?}");
+}
+
+#[test]
+fn a_file_of_nothing_but_over_long_lines_is_no_transcript() {
+    let text = "x".repeat(400);
+    let e = items_with(&text, 100).unwrap_err();
+    assert!(e.contains("longer than 100 bytes"), "{e}");
+    let nul = "\0".repeat(400);
+    assert!(items_with(&nul, 100).is_err());
 }

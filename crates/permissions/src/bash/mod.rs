@@ -70,7 +70,7 @@ mod wrappers;
 #[cfg(test)]
 mod tests;
 
-pub use analysis::{parse_command, parse_command_in};
+pub use analysis::{parse_command, parse_command_in, MAX_PARSED_COMMAND_BYTES};
 pub use cache::{parse_command_cached, parse_command_cached_in, MEMO_CAPACITY};
 pub use expand::{ShellContext, MAX_COMMAND_EXPANSION, MAX_EXPANSION};
 pub use parts::{FileArg, ParsedCommand, Part, WriteTarget};

@@ -495,3 +495,26 @@ fn a_file_tool_whose_path_cannot_be_read_is_asked_carrying_the_rules_it_may_meet
     );
     assert_eq!(d(&ok), (Decision::Allow, Some("Read")));
 }
+
+/// A command too long to parse word by word in bounded memory is read coarsely: its
+/// deny and ask rules still meet it (held, uncertain), and nothing in it is allowed, in
+/// any mode (SPEC §4). Found by an adversarial replay: a 14 MB `ls && ls && ...` took
+/// 2.4 GB to parse.
+#[test]
+fn a_command_too_long_to_parse_is_read_coarsely_and_never_allowed() {
+    let rules = policy(json!({"deny": ["Bash(rm:*)"], "allow": ["Bash(ls:*)"]}));
+    let padding = " && ls".repeat(crate::bash::MAX_PARSED_COMMAND_BYTES / 6 + 1);
+    let long_rm = format!("ls{padding} && rm -rf /");
+    let long_ls = format!("ls{padding}");
+    assert!(long_ls.len() > crate::bash::MAX_PARSED_COMMAND_BYTES);
+    for mode in Mode::ALL.iter().copied() {
+        let v = ask(&rules, "Bash", json!({"command": long_rm}), &facts_in(mode));
+        assert_ne!(v.decision, Decision::Allow, "{mode:?}");
+        assert_eq!(v.rule.as_deref(), Some("Bash(rm:*)"), "{mode:?}");
+        let v = ask(&rules, "Bash", json!({"command": long_ls}), &facts_in(mode));
+        assert_ne!(v.decision, Decision::Allow, "{mode:?}: {v:?}");
+    }
+    // Just under the cap, the command is parsed as usual.
+    let short = format!("ls{}", " && ls".repeat(100));
+    assert_eq!(bash(&rules, &short).decision, Decision::Allow);
+}
