@@ -46,15 +46,25 @@ fn failed_from_policy(e: &PolicyError) -> Failed {
     Box::new(CliError::from_policy(e))
 }
 
+/// A path as the report and errors print it: control and bidirectional characters
+/// escaped (a file name is anybody's to choose).
+fn shown_path(p: &Path) -> String {
+    fnhooks::escaped_line(&p.display().to_string())
+}
+
 /// The most sessions kept at once (one per working folder, mode and loop); past it they
 /// are all started afresh.
 const MAX_SESSIONS: usize = 64;
 
-/// The most calls waiting for their result before the oldest is taken as having none.
+/// The most calls waiting for their result before the oldest is taken as having none
+/// (a transcript whose calls never get results must not be held in memory whole).
 const MAX_PENDING: usize = 10_000;
 
+/// The most bytes of lines the calls waiting for their result may hold (64 MiB).
+const MAX_PENDING_BYTES: usize = 64 << 20;
+
 /// How deep a folder is searched for transcripts.
-const MAX_DEPTH: usize = 16;
+const MAX_DEPTH: usize = 64;
 
 /// What `replay` reads (issue #16 item 1).
 #[derive(Debug, Clone, Default)]
@@ -305,7 +315,7 @@ fn person_origins(reads: &[(SettingsSource, PathBuf, Option<policy::json::JsonDo
 fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::JsonDoc>), Failed> {
     let bytes = policy::json::read_bounded(path).map_err(|e| {
         failed_parsed(
-            format!("{}: cannot be read: {e}", path.display()),
+            format!("{}: cannot be read: {e}", shown_path(path)),
             path,
             crate::EXIT_BAD_INPUT,
         )
@@ -315,14 +325,14 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
             Ok((SettingsInput::Value(doc.value.clone()), Some(doc)))
         }
         Ok(_) => Err(failed_parsed(
-            format!("{}: not a JSON object", path.display()),
+            format!("{}: not a JSON object", shown_path(path)),
             path,
             crate::EXIT_BAD_INPUT,
         )),
         Err(e) => Err(failed_parsed(
             format!(
                 "{}:{}:{}: not JSON ({})",
-                path.display(),
+                shown_path(path),
                 e.at.line,
                 e.at.column,
                 e.message
@@ -333,11 +343,14 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
     }
 }
 
-/// The transcripts `paths` name, in order, each once: a file, and beside a session file
-/// its `<session>/subagents/agent-*.jsonl`; every `*.jsonl` under a folder (symbolic
-/// links to folders are not followed); `-` for standard input.
-fn transcripts(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failed> {
+/// The transcripts `paths` name, in order, each once: a file (one that cannot be read
+/// is listed too, and reported as no transcript), and beside a session file its
+/// `<session>/subagents/agent-*.jsonl`; every `*.jsonl` under a folder (symbolic links
+/// to folders are not followed, nor folders deeper than [`MAX_DEPTH`]: each such
+/// folder is named in the notes); `-` for standard input.
+fn transcripts(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut notes = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut push = |p: PathBuf, out: &mut Vec<PathBuf>| {
         let key = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
@@ -346,44 +359,40 @@ fn transcripts(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failed> {
         }
     };
     for p in paths {
-        if p.as_os_str() == "-" {
-            push(p.clone(), &mut out);
-            continue;
-        }
-        let meta = std::fs::metadata(p).map_err(|e| {
-            failed_parsed(
-                format!("{}: cannot be read: {e}", p.display()),
-                p,
-                crate::EXIT_BAD_INPUT,
-            )
-        })?;
-        if meta.is_dir() {
+        if p.as_os_str() != "-" && p.is_dir() {
             let mut found = Vec::new();
-            walk(p, 0, &mut found);
+            walk(p, 0, &mut found, &mut notes);
             found.sort();
             for f in found {
                 push(f, &mut out);
             }
-        } else {
-            push(p.clone(), &mut out);
-            if let (Some(parent), Some(stem)) = (p.parent(), p.file_stem()) {
-                let sub = parent.join(stem).join("subagents");
-                let mut found = Vec::new();
-                walk(&sub, MAX_DEPTH - 1, &mut found);
-                found.sort();
-                for f in found {
-                    push(f, &mut out);
-                }
+            continue;
+        }
+        push(p.clone(), &mut out);
+        if let (Some(parent), Some(stem)) = (p.parent(), p.file_stem()) {
+            let sub = parent.join(stem).join("subagents");
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&sub)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.path())
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"))
+                })
+                .collect();
+            found.sort();
+            for f in found {
+                push(f, &mut out);
             }
         }
     }
-    Ok(out)
+    (out, notes)
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    if depth >= MAX_DEPTH {
-        return;
-    }
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, notes: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -391,7 +400,14 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         let path = e.path();
         let Ok(kind) = e.file_type() else { continue };
         if kind.is_dir() {
-            walk(&path, depth + 1, out);
+            if depth + 1 >= MAX_DEPTH {
+                notes.push(format!(
+                    "{}: more than {MAX_DEPTH} folders deep; not searched",
+                    shown_path(&path)
+                ));
+            } else {
+                walk(&path, depth + 1, out, notes);
+            }
         } else if path.extension().is_some_and(|x| x == "jsonl") {
             out.push(path);
         }
@@ -405,7 +421,7 @@ fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, F
         return Err(failed_parsed(
             format!(
                 "{}: the {flag} folder given does not exist or is not a folder",
-                dir.display()
+                shown_path(dir)
             ),
             dir,
             crate::EXIT_BAD_INPUT,
@@ -432,12 +448,12 @@ pub(crate) fn run(args: &ReplayArgs) -> u8 {
 
 fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     let machine_home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
-    let files = transcripts(&args.paths)?;
+    let (files, walk_notes) = transcripts(&args.paths);
     if files.is_empty() {
         let shown = args
             .paths
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| shown_path(p))
             .collect::<Vec<_>>()
             .join(", ");
         return Err(failed_new(
@@ -457,16 +473,29 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     } else {
         None
     };
-    let (folder, policy_read) = match (&args.managed, &example) {
-        (Some(dir), _) => (dir.clone(), read_managed("--managed", dir)?),
-        (None, Some(t)) => (t.path().to_path_buf(), read_managed("--example", t.path())?),
+    let (folder, policy_read, policy_name) = match (&args.managed, &example) {
+        (Some(dir), _) => (
+            dir.clone(),
+            read_managed("--managed", dir)?,
+            shown_path(dir),
+        ),
+        (None, Some(t)) => (
+            t.path().to_path_buf(),
+            read_managed("--example", t.path())?,
+            "examples/managed".to_owned(),
+        ),
         (None, None) => {
             let platform = policy::platform_folder();
             if platform.is_dir() {
                 let read = read_managed("--managed", &platform)?;
-                (platform, read)
+                let name = shown_path(&platform);
+                (platform, read, name)
             } else {
-                (empty.path().to_path_buf(), Ok(Policy::empty()))
+                let name = format!(
+                    "no managed policy ({} does not exist: the engine reads an empty policy)",
+                    shown_path(&platform)
+                );
+                (empty.path().to_path_buf(), Ok(Policy::empty()), name)
             }
         }
     };
@@ -505,7 +534,10 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         None => None,
         Some(path) => Some(Arc::new(DecisionLog::create(path).map_err(|e| {
             failed_parsed(
-                format!("{}: the decision log cannot be opened: {e}", path.display()),
+                format!(
+                    "{}: the decision log cannot be opened: {e}",
+                    shown_path(path)
+                ),
                 path,
                 crate::EXIT_BAD_INPUT,
             )
@@ -547,12 +579,10 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     let mut report = Report::new(
         args.json,
         Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock())),
-        &shown
-            .as_ref()
-            .map_or_else(|| folder.clone(), |(_, s)| PathBuf::from(s)),
-        &policy_read,
+        (&policy_name, &folder, &policy_read),
         against.as_ref().map(|(d, r)| (d.as_path(), r)),
         &person,
+        walk_notes,
     );
     let mut done_bytes = 0;
     for file in &files {
@@ -599,17 +629,18 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
             return Err(failed_parsed(
                 format!(
                     "{}: the decision log cannot be written: {e}",
-                    path.display()
+                    shown_path(&path)
                 ),
                 &path,
                 crate::EXIT_BAD_INPUT,
             ));
         }
     }
-    let code = if report.unknown_files() > 0 {
-        crate::EXIT_BAD_INPUT
-    } else if policy_read.is_err() || against.as_ref().is_some_and(|(_, r)| r.is_err()) {
+    // A policy that cannot be read is the graver news: it is told first.
+    let code = if policy_read.is_err() || against.as_ref().is_some_and(|(_, r)| r.is_err()) {
         crate::EXIT_POLICY_UNREADABLE
+    } else if report.unknown_files() > 0 {
+        crate::EXIT_BAD_INPUT
     } else {
         crate::EXIT_OK
     };
@@ -671,6 +702,8 @@ fn replay_file(
     let mut pending: VecDeque<Pending> = VecDeque::new();
     let mut first_seq = 0u64;
     let mut by_id: HashMap<String, u64> = HashMap::new();
+    let mut pending_bytes = 0usize;
+    let mut orphans = 0u64;
     let mut lines = 0u64;
     loop {
         items.clear();
@@ -696,6 +729,7 @@ fn replay_file(
                     if !call.id.is_empty() && seen.is_none() {
                         by_id.insert(call.id.clone(), first_seq + pending.len() as u64);
                     }
+                    pending_bytes += call.bytes;
                     pending.push_back(Pending {
                         call,
                         judged,
@@ -703,24 +737,28 @@ fn replay_file(
                         seen,
                     });
                 }
-                Item::Result { id, seen } => {
-                    if let Some(seq) = by_id.remove(&id) {
+                Item::Result { id, seen } => match by_id.remove(&id) {
+                    Some(seq) => {
                         let at = seq.saturating_sub(first_seq);
                         if let Some(p) = usize::try_from(at).ok().and_then(|i| pending.get_mut(i)) {
                             p.seen = Some(seen);
                         }
                     }
-                }
+                    None => orphans += 1,
+                },
                 Item::Bad { line, why } => report.bad_line(shown, line, &why),
             }
         }
-        while pending
-            .front()
-            .is_some_and(|p| p.seen.is_some() || pending.len() > MAX_PENDING)
-        {
+        while pending.front().is_some_and(|p| {
+            p.seen.is_some() || pending.len() > MAX_PENDING || pending_bytes > MAX_PENDING_BYTES
+        }) {
             if let Some(p) = pending.pop_front() {
+                // Its id no longer waits, unless a later call of the same id does.
+                if by_id.get(&p.call.id) == Some(&first_seq) {
+                    by_id.remove(&p.call.id);
+                }
                 first_seq += 1;
-                by_id.remove(&p.call.id);
+                pending_bytes = pending_bytes.saturating_sub(p.call.bytes);
                 report.call(
                     &p.call,
                     p.seen.unwrap_or(Seen::NoResult),
@@ -740,6 +778,12 @@ fn replay_file(
             &p.judged,
             p.against.as_ref(),
         );
+    }
+    if orphans > 0 {
+        report.note(format!(
+            "{}: {orphans} result(s) name no call before them in the file",
+            fnhooks::escaped_line(shown)
+        ));
     }
     report.file_done(shown, r.format().map(transcript::Format::as_str));
 }

@@ -26,6 +26,36 @@ const LISTED: usize = 20;
 const BAD_LISTED: usize = 100;
 /// The most characters of a call's summary.
 const SUMMARY_CHARS: usize = 100;
+/// The most sessions reported one by one; the rest share one row.
+const MAX_SESSION_ROWS: usize = 10_000;
+/// The row of the sessions past [`MAX_SESSION_ROWS`].
+const OTHER_SESSIONS: &str = "(other sessions)";
+/// The most tools counted one by one (in all, and per session); the rest share one row.
+const MAX_TOOLS: usize = 1_000;
+/// The row of the tools past [`MAX_TOOLS`].
+const OTHER_TOOLS: &str = "(other tools)";
+/// The most characters of a working folder shown.
+const CWD_CHARS: usize = 200;
+
+/// Counts one call of decision slot `d` under `name` in `map`, or under `other` once
+/// `map` counts `cap` names: a hostile transcript's names never grow the report without
+/// bound.
+fn count_in(map: &mut BTreeMap<String, Tally>, name: &str, d: usize, (cap, other): (usize, &str)) {
+    let key = if map.len() < cap || map.contains_key(name) {
+        name
+    } else {
+        other
+    };
+    if let Some(t) = map.get_mut(key).and_then(|t| t.get_mut(d)) {
+        *t += 1;
+        return;
+    }
+    let mut t = [0; 3];
+    if let Some(x) = t.get_mut(d) {
+        *x = 1;
+    }
+    map.insert(key.to_owned(), t);
+}
 
 /// The verdict of one call as the replay judged it.
 #[derive(Debug, Clone)]
@@ -214,6 +244,7 @@ pub(crate) struct Report {
     held: Group,
     differ: BTreeMap<(usize, usize, String), Group>,
     differ_calls: u64,
+    otherwise: BTreeMap<(usize, usize, String), Group>,
     bad: u64,
     bad_lines: Vec<Value>,
     unknown: Vec<Value>,
@@ -250,6 +281,8 @@ struct CallLine<'a> {
     against: Option<JudgedJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     differs: Option<bool>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    decided_otherwise: bool,
 }
 
 #[derive(Serialize)]
@@ -295,22 +328,25 @@ impl<'a> JudgedJson<'a> {
     }
 }
 
-/// A policy's line in the report.
-fn policy_json(folder: &Path, read: &Result<Policy, PolicyError>) -> Value {
+/// A policy's entry in the report: its name, its rules, every warning of its read (as
+/// `policy show` gives them), or why it cannot be read.
+fn policy_json(name: &str, folder: &Path, read: &Result<Policy, PolicyError>) -> Value {
     match read {
         Ok(p) => {
-            let rules = ["allow", "deny", "ask"]
-                .iter()
-                .filter_map(|k| p.settings.get("permissions").and_then(|x| x.get(*k)))
-                .filter_map(Value::as_array)
-                .map(Vec::len)
-                .sum::<usize>();
-            json!({"managed": folder.display().to_string(), "rules": rules})
+            let location = policy::ManagedLocation::Explicit(folder.to_path_buf());
+            let view = crate::policy_show::view(&location, p);
+            let r = &view.rules;
+            json!({
+                "managed": name,
+                "rules": r.deny + r.ask + r.allow,
+                "rule_counts": {"deny": r.deny, "ask": r.ask, "allow": r.allow},
+                "warnings": view.warnings,
+            })
         }
         Err(e) => json!({
-            "managed": folder.display().to_string(),
+            "managed": name,
             "error": e.to_string(),
-            "in_force": "the policy cannot be read, so it counts as in force: every call is denied (SPEC §2.1 fail closed)",
+            "in_force": "the policy cannot be read, so it counts as in force: no call is allowed without asking, and the readable settings' deny rules still deny (SPEC §2.1 fail closed)",
         }),
     }
 }
@@ -348,17 +384,17 @@ impl Report {
     pub(crate) fn new(
         json: bool,
         out: Box<dyn Write>,
-        managed: &Path,
-        policy: &Result<Policy, PolicyError>,
+        (name, managed, policy): (&str, &Path, &Result<Policy, PolicyError>),
         against: Option<(&Path, &Result<Policy, PolicyError>)>,
         person: &PersonMods,
+        notes: Vec<String>,
     ) -> Report {
         Report {
             json,
             out,
             write_error: None,
-            policy: policy_json(managed, policy),
-            against: against.map(|(d, r)| policy_json(d, r)),
+            policy: policy_json(name, managed, policy),
+            against: against.map(|(d, r)| policy_json(&super::shown_path(d), d, r)),
             person: person.mods.iter().map(|m| m.info.id.clone()).collect(),
             calls: 0,
             tally: [0; 3],
@@ -372,13 +408,14 @@ impl Report {
             held: Group::default(),
             differ: BTreeMap::new(),
             differ_calls: 0,
+            otherwise: BTreeMap::new(),
             bad: 0,
             bad_lines: Vec::new(),
             unknown: Vec::new(),
             files: Vec::new(),
             file_calls: 0,
             file_bad: 0,
-            notes: person.lines.iter().cloned().collect(),
+            notes: person.lines.iter().cloned().chain(notes).collect(),
         }
     }
 
@@ -399,9 +436,19 @@ impl Report {
 
     /// A file that is no transcript (exit 2), and why.
     pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
+        // Said at once on standard error too, for whoever runs it from a script.
+        crate::out::say(
+            "replay",
+            &format!("{}: {}", escaped_line(file), escaped_line(why)),
+        );
         self.unknown.push(json!({"file": file, "reason": why}));
         self.file_calls = 0;
         self.file_bad = 0;
+    }
+
+    /// A note for the report's end (each said once).
+    pub(crate) fn note(&mut self, text: String) {
+        self.notes.insert(text);
     }
 
     /// A line that could not be read.
@@ -454,8 +501,15 @@ impl Report {
                 *x += 1;
             }
         };
-        bump(self.tools.entry(call.tool.clone()).or_default());
-        let index = match self.session_index.get(&*call.session) {
+        count_in(&mut self.tools, &call.tool, d, (MAX_TOOLS, OTHER_TOOLS));
+        let session: &str = if self.sessions.len() < MAX_SESSION_ROWS
+            || self.session_index.contains_key(&*call.session)
+        {
+            &call.session
+        } else {
+            OTHER_SESSIONS
+        };
+        let index = match self.session_index.get(session) {
             Some(i) => *i,
             None => {
                 let cwd = call.cwd.as_deref().map(str::to_owned);
@@ -464,7 +518,7 @@ impl Report {
                     .as_deref()
                     .is_some_and(|c| super::posix_cwd(c).is_dir());
                 self.sessions.push((
-                    call.session.to_string(),
+                    session.to_owned(),
                     SessionRow {
                         file: call.file.to_string(),
                         cwd,
@@ -474,14 +528,14 @@ impl Report {
                     },
                 ));
                 let i = self.sessions.len() - 1;
-                self.session_index.insert(call.session.to_string(), i);
+                self.session_index.insert(session.to_owned(), i);
                 i
             }
         };
         if let Some((_, row)) = self.sessions.get_mut(index) {
             row.calls += 1;
             bump(&mut row.tally);
-            bump(row.tools.entry(call.tool.clone()).or_default());
+            count_in(&mut row.tools, &call.tool, d, (MAX_TOOLS, OTHER_TOOLS));
         }
         if let Some(note) = &j.mode_note {
             if !self.notes.contains(note) {
@@ -522,16 +576,24 @@ impl Report {
                 LISTED,
             );
         }
-        let differs = against
-            .map(|a| a.verdict.decision != j.verdict.decision || a.verdict.rule != j.verdict.rule);
-        if let (Some(true), Some(a)) = (differs, against) {
-            self.differ_calls += 1;
+        // A backtest's difference is a changed decision; the same decision decided by
+        // another rule or reason is told apart.
+        let differs = against.map(|a| a.verdict.decision != j.verdict.decision);
+        let otherwise =
+            against.is_some_and(|a| differs == Some(false) && a.decided_by() != j.decided_by());
+        if let Some(a) = against.filter(|_| differs == Some(true) || otherwise) {
+            let groups = if otherwise {
+                &mut self.otherwise
+            } else {
+                self.differ_calls += 1;
+                &mut self.differ
+            };
             let key = (
                 slot(j.verdict.decision),
                 slot(a.verdict.decision),
                 a.decided_by(),
             );
-            self.differ.entry(key).or_default().add(
+            groups.entry(key).or_default().add(
                 || {
                     let mut e = Report::example(call, a);
                     if let Some(o) = e.as_object_mut() {
@@ -561,6 +623,7 @@ impl Report {
                 judged: JudgedJson::of(j),
                 against: against.map(JudgedJson::of),
                 differs,
+                decided_otherwise: otherwise,
             };
             let written = serde_json::to_writer(&mut self.out, &line)
                 .map_err(io::Error::from)
@@ -618,20 +681,26 @@ impl Report {
             .collect();
         let names = ["allow", "ask", "deny"];
         let against = self.against.as_ref().map(|a| {
-            let changes: Vec<Value> = self
-                .differ
-                .iter()
-                .map(|((from, to, by), g)| {
-                    json!({
-                        "from": names.get(*from),
-                        "to": names.get(*to),
-                        "decided_by": by,
-                        "calls": g.calls,
-                        "examples": g.examples,
+            let changes = |m: &BTreeMap<(usize, usize, String), Group>| -> Vec<Value> {
+                m.iter()
+                    .map(|((from, to, by), g)| {
+                        json!({
+                            "from": names.get(*from),
+                            "to": names.get(*to),
+                            "decided_by": by,
+                            "calls": g.calls,
+                            "examples": g.examples,
+                        })
                     })
-                })
-                .collect();
-            json!({"policy": a, "differ": self.differ_calls, "changes": changes})
+                    .collect()
+            };
+            let otherwise: u64 = self.otherwise.values().map(|g| g.calls).sum();
+            json!({
+                "policy": a,
+                "differ": self.differ_calls,
+                "changes": changes(&self.differ),
+                "decided_otherwise": {"calls": otherwise, "changes": changes(&self.otherwise)},
+            })
         });
         json!({
             "replay": "summary",
@@ -742,8 +811,34 @@ fn render(s: &Value) -> String {
             count(p, "rules")
         ),
     };
+    let warnings = |o: &mut String, p: &Value| {
+        let list = p
+            .get("warnings")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        if list.is_empty() {
+            return;
+        }
+        o.push_str(&format!(
+            "  {} warning(s) reading it (as `policy show` gives them):\n",
+            list.len()
+        ));
+        for w in list {
+            let at = w
+                .get("line")
+                .and_then(Value::as_u64)
+                .map_or_else(String::new, |l| format!(":{l}"));
+            o.push_str(&format!(
+                "    {}{at} {}: {}\n",
+                escaped_line(str_of(w, "file")),
+                escaped_line(str_of(w, "pointer")),
+                escaped_line(str_of(w, "reason"))
+            ));
+        }
+    };
     if let Some(p) = s.get("policy") {
         o.push_str(&format!("policy: {}\n", policy_line(p)));
+        warnings(&mut o, p);
     }
     let person = list("person_plugins");
     if person.is_empty() {
@@ -779,12 +874,13 @@ fn render(s: &Value) -> String {
     o.push_str("\nSessions\n");
     for r in sessions {
         let t = r.get("by_decision").unwrap_or(&Value::Null);
-        let cwd = match r.get("cwd").and_then(Value::as_str) {
-            Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => escaped_line(c),
-            Some(c) => format!(
-                "{} (not on this machine: its paths are uncertain)",
-                escaped_line(c)
-            ),
+        let cwd = match r
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(|c| escaped_line(&fit(c, CWD_CHARS)))
+        {
+            Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => c,
+            Some(c) => format!("{c} (not on this machine: its paths are uncertain)"),
             None => "(none recorded)".to_owned(),
         };
         o.push_str(&format!(
@@ -804,8 +900,10 @@ fn render(s: &Value) -> String {
 
     let rules = list("denies_and_asks");
     o.push_str("\nDenies and asks, by what decided them\n");
-    if rules.is_empty() {
+    if rules.is_empty() && count(s, "calls") > 0 {
         o.push_str("  none: every call is allowed\n");
+    } else if rules.is_empty() {
+        o.push_str("  none: no call was replayed\n");
     }
     for r in rules {
         o.push_str(&format!(
@@ -899,29 +997,41 @@ fn render(s: &Value) -> String {
             count(a, "differ"),
             count(s, "calls")
         ));
-        for c in a.get("changes").and_then(Value::as_array).unwrap_or(&empty) {
-            let (from, to) = (str_of(c, "from"), str_of(c, "to"));
-            let how = if from == to {
-                format!("{from}, decided otherwise")
-            } else {
-                format!("{from} -> {to}")
-            };
-            o.push_str(&format!(
-                "  {how}  {} calls  now {}\n",
-                count(c, "calls"),
-                str_of(c, "decided_by")
-            ));
-            for e in c
-                .get("examples")
-                .and_then(Value::as_array)
-                .unwrap_or(&empty)
-            {
+        warnings(&mut o, p);
+        let groups = |o: &mut String, list: &Value| {
+            for c in list.as_array().unwrap_or(&empty) {
+                let (from, to) = (str_of(c, "from"), str_of(c, "to"));
+                let how = if from == to {
+                    format!("{from}, as before")
+                } else {
+                    format!("{from} -> {to}")
+                };
                 o.push_str(&format!(
-                    "          e.g. {} (was {})\n",
-                    example_line(e),
-                    str_of(e, "was_decided_by")
+                    "  {how}  {} calls  now {}\n",
+                    count(c, "calls"),
+                    str_of(c, "decided_by")
                 ));
+                for e in c
+                    .get("examples")
+                    .and_then(Value::as_array)
+                    .unwrap_or(&empty)
+                {
+                    o.push_str(&format!(
+                        "          e.g. {} (was {})\n",
+                        example_line(e),
+                        str_of(e, "was_decided_by")
+                    ));
+                }
             }
+        };
+        groups(&mut o, a.get("changes").unwrap_or(&Value::Null));
+        let otherwise = a.get("decided_otherwise").unwrap_or(&Value::Null);
+        if count(otherwise, "calls") > 0 {
+            o.push_str(&format!(
+                "  {} more calls keep their decision, decided by another rule or reason:\n",
+                count(otherwise, "calls")
+            ));
+            groups(&mut o, otherwise.get("changes").unwrap_or(&Value::Null));
         }
     }
 

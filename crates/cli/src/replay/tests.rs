@@ -66,9 +66,10 @@ fn a_folder_is_searched_for_transcripts_and_a_session_brings_its_subagents() {
     std::fs::create_dir_all(project.join("s1/subagents")).unwrap();
     std::fs::write(project.join("s1.jsonl"), "").unwrap();
     std::fs::write(project.join("s1/subagents/agent-a1.jsonl"), "").unwrap();
+    std::fs::write(project.join("s1/subagents/other.jsonl"), "").unwrap();
     std::fs::write(project.join("notes.txt"), "").unwrap();
-    // A session file alone brings its subagent files.
-    let one = transcripts(&[project.join("s1.jsonl")]).unwrap();
+    // A session file alone brings its subagent files (agent-*.jsonl only).
+    let (one, notes) = transcripts(&[project.join("s1.jsonl")]);
     assert_eq!(
         one,
         vec![
@@ -76,18 +77,36 @@ fn a_folder_is_searched_for_transcripts_and_a_session_brings_its_subagents() {
             project.join("s1/subagents/agent-a1.jsonl")
         ]
     );
+    assert!(notes.is_empty());
     // A folder, and the same files named again, are each read once.
-    let all = transcripts(&[dir.path().to_path_buf(), project.join("s1.jsonl")]).unwrap();
+    let (all, _) = transcripts(&[dir.path().to_path_buf(), project.join("s1.jsonl")]);
     assert_eq!(
         all,
         vec![
             project.join("s1/subagents/agent-a1.jsonl"),
+            project.join("s1/subagents/other.jsonl"),
             project.join("s1.jsonl")
         ]
     );
-    // A path that is not there is bad input, naming it.
-    let e = transcripts(&[dir.path().join("nope")]).unwrap_err();
-    assert!(e.message.contains("nope"), "{}", e.message);
+    // A path that is not there is listed, to be reported as no transcript.
+    let (missing, _) = transcripts(&[dir.path().join("nope")]);
+    assert_eq!(missing, vec![dir.path().join("nope")]);
+}
+
+#[test]
+fn a_folder_too_deep_to_search_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut deep = dir.path().to_path_buf();
+    for _ in 0..MAX_DEPTH + 1 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("x.jsonl"), "").unwrap();
+    std::fs::write(dir.path().join("top.jsonl"), "").unwrap();
+    let (found, notes) = transcripts(&[dir.path().to_path_buf()]);
+    assert_eq!(found, vec![dir.path().join("top.jsonl")]);
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].contains("folders deep; not searched"), "{notes:?}");
 }
 
 #[cfg(unix)]
@@ -97,6 +116,6 @@ fn a_symbolic_link_loop_is_not_followed() {
     std::fs::create_dir(dir.path().join("a")).unwrap();
     std::os::unix::fs::symlink(dir.path(), dir.path().join("a/loop")).unwrap();
     std::fs::write(dir.path().join("a/x.jsonl"), "").unwrap();
-    let found = transcripts(&[dir.path().to_path_buf()]).unwrap();
+    let (found, _) = transcripts(&[dir.path().to_path_buf()]);
     assert_eq!(found, vec![dir.path().join("a/x.jsonl")]);
 }

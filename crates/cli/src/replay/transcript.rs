@@ -114,6 +114,8 @@ pub(crate) struct Call {
     pub mode: Option<Arc<str>>,
     /// What the transcript says became of it (a replayed `--json` carries it).
     pub seen: Option<Seen>,
+    /// The length of the line it was read from (what keeping it costs, about).
+    pub bytes: usize,
 }
 
 impl Call {
@@ -163,6 +165,8 @@ pub(crate) struct Reader<R> {
     pub bytes: u64,
     /// The longest line read ([`MAX_LINE_BYTES`]).
     max_line: usize,
+    /// The length of the line being read.
+    line_bytes: usize,
     session: Option<Arc<str>>,
     cwd: Option<Arc<str>>,
     mode: Option<Arc<str>>,
@@ -277,6 +281,7 @@ impl<R: BufRead> Reader<R> {
             seen_lines: 0,
             bytes: 0,
             max_line: MAX_LINE_BYTES,
+            line_bytes: 0,
             session: None,
             cwd: None,
             mode: None,
@@ -370,6 +375,7 @@ impl<R: BufRead> Reader<R> {
             // A UTF-8 byte order mark opens the file, not its first line.
             self.buf.drain(..3);
         }
+        self.line_bytes = self.buf.len();
         let text = trim_ascii(&self.buf);
         if text.is_empty() {
             return Ok(true);
@@ -490,6 +496,7 @@ impl<R: BufRead> Reader<R> {
             cwd: self.cwd.clone(),
             mode: self.mode.clone(),
             seen: None,
+            bytes: self.line_bytes,
         }
     }
 
@@ -687,6 +694,7 @@ impl<R: BufRead> Reader<R> {
             cwd: l.cwd.map(Arc::from),
             mode: l.mode.map(Arc::from),
             seen: l.transcript.as_deref().and_then(Seen::parse),
+            bytes: self.line_bytes,
         })));
         Ok(())
     }
