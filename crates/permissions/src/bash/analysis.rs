@@ -34,11 +34,7 @@ pub fn parse_command(command: &str) -> ParsedCommand {
 #[must_use]
 pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
     if command.len() > MAX_PARSED_COMMAND_BYTES {
-        // Too long to parse word by word in bounded memory (the parser's tree is about
-        // 165 times the text): read coarsely, as a command that cannot be parsed is.
-        let mut parsed = ParsedCommand::default();
-        coarse(command, &mut parsed);
-        return parsed;
+        return unread(command);
     }
     let outer = Outer {
         ctx,
@@ -55,11 +51,11 @@ pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
     parsed
 }
 
-/// The longest command parsed word by word (256 KiB). A longer one is read coarsely
-/// ([`coarse`]): every run of text between operators is an uncertain part that meets
-/// every deny and ask rule it may meet, and nothing in it is allowed (SPEC §4 "What the
-/// core cannot see, it never lets through"). Real commands, heredocs included, are far
-/// shorter; a hostile one of 14 MB took 2.4 GB to parse whole.
+/// The longest command read (256 KiB). A longer one is not read at all ([`unread`]): it
+/// may run anything and read and write any file, so it meets every deny and ask rule it
+/// may meet, uncertain, and nothing in it is allowed (SPEC §4 "What the core cannot
+/// see, it never lets through"). Real commands, heredocs included, are far shorter; a
+/// hostile one of 14 MB took 2.4 GB to parse.
 pub const MAX_PARSED_COMMAND_BYTES: usize = 256 * 1024;
 
 /// Whether a command may change how the shell expands words for what follows:
@@ -118,6 +114,43 @@ fn parse_at(command: &str, depth: usize, bases: &Bases, outer: &Outer<'_>) -> Pa
     if parsed.files.iter().any(|f| !f.resolvable()) {
         parsed.certain = false;
     }
+    parsed
+}
+
+/// A command too long to read at all: one part that may run anything and a file read
+/// and a file written whose paths are unknown, so every deny and ask rule it may meet
+/// meets it, uncertain, and nothing is allowed; its memory does not grow with the text
+/// (a coarse reading of a 14 MB command took 1.2 GB).
+fn unread(command: &str) -> ParsedCommand {
+    let mut parsed = ParsedCommand {
+        certain: false,
+        parsed: false,
+        ..ParsedCommand::default()
+    };
+    let unknown = Bases {
+        unknown: true,
+        ..Bases::default()
+    };
+    for write in [false, true] {
+        parsed
+            .files
+            .push(FileArg::new(String::new(), write, true, unknown.clone()));
+    }
+    let shown: String = command.chars().take(200).collect();
+    parsed.parts.push(Part {
+        raw: shown,
+        words: Vec::new(),
+        strict_forms: Vec::new(),
+        allow_forms: Vec::new(),
+        allow_guards: Vec::new(),
+        allowable: false,
+        read_only: false,
+        writes_nothing: false,
+        edits_files: false,
+        uncertain: true,
+        runs_anything: true,
+        code_words: Vec::new(),
+    });
     parsed
 }
 
