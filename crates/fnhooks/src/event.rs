@@ -159,6 +159,13 @@ impl Event {
         Value::Object(Map::clone(&self.fields))
     }
 
+    /// The fields as a JSON object value: moved out when this event is their only
+    /// holder, copied otherwise.
+    #[must_use]
+    pub fn into_value(self) -> Value {
+        Value::Object(Arc::try_unwrap(self.fields).unwrap_or_else(|shared| Map::clone(&shared)))
+    }
+
     /// The fields, to write (SPEC §1.2: a hook may rewrite the fields that are not
     /// pinned): copied first when another holder shares them (copy on
     /// write).

@@ -178,7 +178,7 @@ impl Router {
             exact: HashMap::new(),
             prefixes: Vec::new(),
             fallback: Arc::new(|_cx, e: Event| {
-                Box::pin(async move { Ok(Reply::new(e.to_value())) })
+                Box::pin(async move { Ok(Reply::new(e.into_value())) })
             }),
             log: Arc::new(log),
         }

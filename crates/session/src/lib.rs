@@ -896,14 +896,17 @@ impl Session {
                 return refused(&tool, &input, reason, Vec::new());
             }
         };
+        // The answer is moved out when nothing else holds it, and its input taken, not
+        // copied.
+        let mut called = called.into_value();
         let new_tool = called
             .get("tool")
             .and_then(Value::as_str)
             .unwrap_or(&tool)
             .to_owned();
         let new_input = called
-            .get("input")
-            .cloned()
+            .get_mut("input")
+            .map(Value::take)
             .unwrap_or_else(|| input.clone());
 
         // Whether tool.call rewrote the call (the input is moved on below, not copied).
