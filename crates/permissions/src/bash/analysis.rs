@@ -137,10 +137,19 @@ fn unread(command: &str) -> ParsedCommand {
             .push(FileArg::new(String::new(), write, true, unknown.clone()));
     }
     let shown: String = command.chars().take(200).collect();
-    parsed.parts.push(Part {
-        raw: shown,
-        words: Vec::new(),
-        strict_forms: Vec::new(),
+    parsed
+        .parts
+        .push(unknown_part(shown, Vec::new(), Vec::new()));
+    parsed
+}
+
+/// A part whose program is unknown: it may run anything, is judged as meeting every
+/// deny and ask rule it may meet, and nothing allows it.
+fn unknown_part(raw: String, words: Vec<String>, strict_forms: Vec<String>) -> Part {
+    Part {
+        raw,
+        words,
+        strict_forms,
         allow_forms: Vec::new(),
         allow_guards: Vec::new(),
         allowable: false,
@@ -150,8 +159,7 @@ fn unread(command: &str) -> ParsedCommand {
         uncertain: true,
         runs_anything: true,
         code_words: Vec::new(),
-    });
-    parsed
+    }
 }
 
 /// The fallback when the command cannot be parsed: every run of text between
@@ -186,20 +194,9 @@ fn coarse(command: &str, parsed: &mut ParsedCommand) {
             f.remove = remove && write;
             parsed.files.push(f);
         }
-        parsed.parts.push(Part {
-            raw: chunk.trim().to_owned(),
-            words,
-            strict_forms: dedup(strict),
-            allow_forms: Vec::new(),
-            allow_guards: Vec::new(),
-            allowable: false,
-            read_only: false,
-            writes_nothing: false,
-            edits_files: false,
-            uncertain: true,
-            runs_anything: true,
-            code_words: Vec::new(),
-        });
+        parsed
+            .parts
+            .push(unknown_part(chunk.trim().to_owned(), words, dedup(strict)));
     }
 }
 
