@@ -51,7 +51,7 @@ pub fn parse_command_in(command: &str, ctx: &ShellContext) -> ParsedCommand {
     parsed
 }
 
-/// The longest command read (256 KiB). A longer one is not read at all ([`unread`]): it
+/// The longest command read (256 KiB). A longer one is not read at all: it
 /// may run anything and read and write any file, so it meets every deny and ask rule it
 /// may meet, uncertain, and nothing in it is allowed (SPEC §4 "What the core cannot
 /// see, it never lets through"). Real commands, heredocs included, are far shorter; a
