@@ -167,6 +167,8 @@ impl<'a> Subject<'a> {
         if PATH_TOOLS.contains(&tool) {
             for key in ["file_path", "notebook_path", "path"] {
                 match q.input.get(key) {
+                    // An empty path names no file.
+                    Some(Value::String(p)) if p.is_empty() => unknown_path = true,
                     Some(Value::String(p)) => paths.push(PathForms::resolve(p, facts, &mut fs)),
                     None | Some(Value::Null) => {}
                     // A path that is no string names no path the core can judge.

@@ -171,11 +171,14 @@ pub(crate) struct Reader<R> {
     cwd: Option<Arc<str>>,
     mode: Option<Arc<str>>,
     agent: Option<Arc<str>>,
-    /// The mode each other session of the file was last in: a file may hold lines of
-    /// several sessions, and one's mode is never another's.
-    modes: std::collections::HashMap<Arc<str>, Option<Arc<str>>>,
+    /// The mode and working folder each other session of the file was last in: a file
+    /// may hold lines of several sessions, and one's are never another's.
+    modes: std::collections::HashMap<Arc<str>, SessionState>,
     markers: Markers,
 }
+
+/// A session's mode and working folder, as last seen in a file.
+type SessionState = (Option<Arc<str>>, Option<Arc<str>>);
 
 /// The most sessions of one file whose mode is remembered.
 const MAX_SESSIONS_PER_FILE: usize = 4096;
@@ -243,6 +246,9 @@ impl Markers {
                 &[
                     ("\"tool_", &["use\"", "result\""]),
                     ("\"permissionMode", &["\""]),
+                    // A line that records a working folder is read too: a call's folder
+                    // is the last one its session recorded.
+                    ("\"cwd", &["\""]),
                 ],
                 CLAUDE_TYPES,
             ),
@@ -560,20 +566,19 @@ impl<R: BufRead> Reader<R> {
         Ok(())
     }
 
-    /// Makes `id` the session the following lines are of: its mode is its own (as last
-    /// seen), its working folder unknown until a line of it says.
+    /// Makes `id` the session the following lines are of, in its own mode and working
+    /// folder as last seen (none, for a session not seen before).
     fn switch_session(&mut self, id: &str) {
         if self.session.as_deref() == Some(id) {
             return;
         }
         if let Some(old) = self.session.take() {
             if self.modes.len() < MAX_SESSIONS_PER_FILE || self.modes.contains_key(&old) {
-                self.modes.insert(old, self.mode.take());
+                self.modes.insert(old, (self.mode.take(), self.cwd.take()));
             }
         }
         let id: Arc<str> = Arc::from(id);
-        self.mode = self.modes.get(&id).cloned().flatten();
-        self.cwd = None;
+        (self.mode, self.cwd) = self.modes.get(&id).cloned().unwrap_or_default();
         self.agent = None;
         self.session = Some(id);
     }
@@ -815,6 +820,14 @@ fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<Strin
         let mut parts = Vec::new();
         if command.contains("apply_patch") || command.contains("applypatch") {
             parts = patch_parts(&command);
+            // A patch read from elsewhere (`< p.diff`, a pipe), or applied after a `cd`,
+            // writes files the text does not place: one more part of unknown path.
+            let moves = command
+                .split(|c: char| c.is_whitespace() || ";&|()".contains(c))
+                .any(|w| matches!(w, "cd" | "pushd" | "popd"));
+            if parts.is_empty() || moves {
+                parts.push(("Edit".to_owned(), json!({})));
+            }
         }
         parts.insert(0, ("Bash".to_owned(), json!({ "command": command })));
         parts
@@ -824,7 +837,15 @@ fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<Strin
             (shell(text("command").or_else(|| text("cmd"))), workdir)
         }
         "shell" | "local_shell_call" | "container.exec" => match input.get("command") {
-            Some(Value::Array(argv)) => (shell(Some(argv_command(argv))), workdir),
+            Some(Value::Array(argv)) => (shell(argv_command(argv)), workdir),
+            Some(Value::String(c)) => (shell(Some(c.clone())), workdir),
+            _ => (shell(None), workdir),
+        },
+        // Text written to a running command's standard input runs as that shell reads
+        // it; `unified_exec` runs an argv (or a string) as `shell` does.
+        "write_stdin" => (shell(text("chars")), workdir),
+        "unified_exec" => match input.get("input").or_else(|| input.get("command")) {
+            Some(Value::Array(argv)) => (shell(argv_command(argv)), workdir),
             Some(Value::String(c)) => (shell(Some(c.clone())), workdir),
             _ => (shell(None), workdir),
         },
@@ -855,8 +876,12 @@ fn codex_parts(tool: &str, input: &Value) -> (Vec<(String, Value)>, Option<Strin
 
 /// The script an argv runs: `bash -lc SCRIPT` and `powershell -Command SCRIPT` run
 /// their script; any other argv is joined with shell quoting.
-fn argv_command(argv: &[Value]) -> String {
-    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+fn argv_command(argv: &[Value]) -> Option<String> {
+    // An argv that is empty or holds anything but strings runs nothing readable.
+    let words: Vec<&str> = argv.iter().map(Value::as_str).collect::<Option<_>>()?;
+    if words.is_empty() {
+        return None;
+    }
     if let [program, flag, script] = words.as_slice() {
         let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
         let base = base
@@ -867,10 +892,10 @@ fn argv_command(argv: &[Value]) -> String {
             ["bash", "sh", "zsh", "dash", "powershell", "pwsh", "cmd"].contains(&base.as_str());
         let runs = ["-c", "-lc", "-Command", "/c", "/C", "-command"].contains(flag);
         if shell && runs {
-            return (*script).to_owned();
+            return Some((*script).to_owned());
         }
     }
-    words
+    let joined = words
         .iter()
         .map(|w| {
             if !w.is_empty()
@@ -883,7 +908,12 @@ fn argv_command(argv: &[Value]) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    // A patch given as the argument of `apply_patch` is the patch, as written.
+    if matches!(words.first(), Some(&("apply_patch" | "applypatch"))) {
+        return Some(words.join("\n"));
+    }
+    Some(joined)
 }
 
 /// The file operations of an `apply_patch` text: `*** Add File: P` is a `Write` of P,

@@ -295,7 +295,9 @@ fn codex_calls_are_judged_as_the_engine_tools_they_stand_for() {
 
 #[test]
 fn an_argv_is_joined_as_a_shell_would_read_it() {
-    let argv = |w: &[&str]| argv_command(&w.iter().map(|s| json!(s)).collect::<Vec<_>>());
+    let argv = |w: &[&str]| {
+        argv_command(&w.iter().map(|s| json!(s)).collect::<Vec<_>>()).unwrap_or_default()
+    };
     assert_eq!(argv(&["bash", "-lc", "ls | wc"]), "ls | wc");
     assert_eq!(
         argv(&["/usr/bin/pwsh", "-Command", "Get-Item x"]),
@@ -426,4 +428,72 @@ fn a_file_of_nothing_but_over_long_lines_is_no_transcript() {
     assert!(e.contains("longer than 100 bytes"), "{e}");
     let nul = "\0".repeat(400);
     assert!(items_with(&nul, 100).is_err());
+}
+
+#[test]
+fn an_argv_of_anything_but_strings_runs_nothing_readable() {
+    assert_eq!(argv_command(&[json!(1), json!(2)]), None);
+    assert_eq!(argv_command(&[]), None);
+    assert_eq!(argv_command(&[json!("ls"), Value::Null]), None);
+}
+
+#[test]
+fn codex_stdin_and_unified_exec_are_shell_commands() {
+    let lines = [
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":1,\"chars\":\"rm -rf /\\n\"}","call_id":"c1"}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"unified_exec","arguments":"{\"input\":[\"rm\",\"-rf\",\"/\"]}","call_id":"c2"}}"#,
+    ];
+    let items = items(&lines.join("\n")).unwrap();
+    let c = calls(&items);
+    assert_eq!(
+        c[0].judged_as,
+        Some(vec![("Bash".to_owned(), json!({"command": "rm -rf /\n"}))])
+    );
+    assert_eq!(
+        c[1].judged_as,
+        Some(vec![("Bash".to_owned(), json!({"command": "rm -rf /"}))])
+    );
+}
+
+#[test]
+fn a_patch_applied_after_a_cd_or_from_elsewhere_writes_unknown_paths() {
+    let (parts, _) = codex_parts(
+        "shell_command",
+        &json!({"command": "cd /etc && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF"}),
+    );
+    assert!(parts.contains(&("Edit".to_owned(), json!({}))), "{parts:?}");
+    assert!(
+        parts.contains(&("Write".to_owned(), json!({"file_path": "x"}))),
+        "{parts:?}"
+    );
+    for cmd in ["apply_patch < p.diff", "printf '%s' \"$P\" | apply_patch"] {
+        let (parts, _) = codex_parts("shell_command", &json!({"command": cmd}));
+        assert!(
+            parts.contains(&("Edit".to_owned(), json!({}))),
+            "{cmd}: {parts:?}"
+        );
+    }
+    // In the working folder, inline, the patch's own files are all it writes.
+    let (parts, _) = codex_parts(
+        "shell_command",
+        &json!({"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF"}),
+    );
+    assert!(
+        !parts.contains(&("Edit".to_owned(), json!({}))),
+        "{parts:?}"
+    );
+}
+
+#[test]
+fn a_session_keeps_its_folder_while_another_sessions_lines_come_between() {
+    let lines = [
+        r#"{"type":"user","sessionId":"A","cwd":"/tmp/A","message":{"content":"go"}}"#,
+        r#"{"type":"user","sessionId":"B","cwd":"/tmp/B","message":{"content":"go"}}"#,
+        r#"{"type":"assistant","sessionId":"A","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"cat .env"}}]}}"#,
+        r#"{"type":"assistant","sessionId":"B","message":{"content":[{"type":"tool_use","id":"b","name":"Bash","input":{"command":"cat .env"}}]}}"#,
+    ];
+    let items = items(&lines.join("\n")).unwrap();
+    let c = calls(&items);
+    assert_eq!(c[0].cwd.as_deref(), Some("/tmp/A"));
+    assert_eq!(c[1].cwd.as_deref(), Some("/tmp/B"));
 }

@@ -8,7 +8,7 @@
 //! meet shell commands").
 
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars};
-use super::file_commands::{file_words, folder_reads};
+use super::file_commands::{file_words, folder_reads, follows_links};
 use super::parts::{FileArg, ParsedCommand, Part, WriteTarget};
 use super::read_only::{is_read_only, FIND_ACTIONS};
 use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
@@ -453,7 +453,17 @@ fn analyse_words(
             parsed.files.push(f);
         }
     }
-    for word in folder_reads(stripped) {
+    let folders = folder_reads(stripped);
+    if !folders.is_empty() && follows_links(stripped) {
+        // The links inside the folders it reads point anywhere: a read of unknown path.
+        parsed.files.push(FileArg::new(
+            "$(symbolic links followed)".to_owned(),
+            false,
+            true,
+            bases.clone(),
+        ));
+    }
+    for word in folders {
         let mut f = FileArg::new(word.text.clone(), false, word.dynamic, bases.clone());
         f.folder = true;
         parsed.files.push(f);

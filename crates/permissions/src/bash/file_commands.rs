@@ -781,6 +781,35 @@ fn operands<'w>(args: &'w [Word], skip_values: &[&str]) -> Vec<&'w Word> {
     out
 }
 
+/// Whether a command that reads folders whole follows the symbolic links inside them
+/// (`grep -R`, `rg -L`/`--follow`, `ag -f`, `ack --follow`, `tar -h`/`--dereference`,
+/// `cp -L`, `rsync -L`/`-k`, `zip` unless `-y`): what it reads then lies anywhere a link
+/// inside points, which is not known before it runs (SPEC §4 "What the core cannot see").
+pub(super) fn follows_links(words: &[Word]) -> bool {
+    let Some((first, args)) = words.split_first() else {
+        return false;
+    };
+    match basename(&first.text) {
+        "grep" | "egrep" | "fgrep" | "zgrep" => has_flag(args, &['R'], &["dereference-recursive"]),
+        "rg" => has_flag(args, &['L'], &["follow"]),
+        "ag" => has_flag(args, &['f'], &["follow"]),
+        "ack" => has_flag(args, &[], &["follow"]),
+        "tar" | "bsdtar" | "gtar" => {
+            let first_arg = args.first().map(|a| a.text.as_str()).unwrap_or_default();
+            has_flag(args, &['h'], &["dereference"])
+                || (!first_arg.starts_with('-') && first_arg.contains('h'))
+        }
+        "cp" => has_flag(args, &['L'], &["dereference"]),
+        "rsync" => has_flag(
+            args,
+            &['L', 'k'],
+            &["copy-links", "copy-dirlinks", "copy-unsafe-links"],
+        ),
+        "zip" => !has_flag(args, &['y'], &["symlinks"]),
+        _ => false,
+    }
+}
+
 /// The folders a command reads whole (SPEC §4 "Folders read whole meet every `Read`
 /// rule beneath them"): `grep -r`/`-R`, `rg`, `find` with `-exec`/`-execdir`/`-ok`,
 /// `tar -c`, `zip -r`, `cp -r`, `rsync`, `scp -r`; and git's readers: `git diff

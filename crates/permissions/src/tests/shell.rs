@@ -182,3 +182,50 @@ fn warnings_for_rules_that_never_apply() {
     assert!(pointers.contains(&"/permissions/deny/2"), "{w:?}");
     assert!(w.iter().all(|w| w.source == SettingsSource::Project));
 }
+
+/// A folder read whole by a command that follows the symbolic links inside it reads
+/// wherever they point: a read of unknown path, which meets every Read rule, uncertain,
+/// so it is asked carrying the rule (and held). The same commands without following
+/// links are judged by the folders they name. Found by an adversarial replay pass:
+/// `grep -R x other` with `other/lnk -> ../secrets` was allowed under `Read(./secrets)`.
+#[test]
+fn a_folder_read_that_follows_links_meets_every_read_rule() {
+    let rules = policy(json!({
+        "deny": ["Read(./secrets/**)"],
+        "allow": ["Bash(grep:*)", "Bash(rg:*)", "Bash(ag:*)", "Bash(ack:*)", "Bash(tar:*)", "Bash(cp:*)", "Bash(rsync:*)", "Bash(zip:*)"]
+    }));
+    for cmd in [
+        "grep -R x other",
+        "grep --dereference-recursive x other",
+        "grep -Rn x other",
+        "rg -L x other",
+        "rg --follow x other",
+        "ag -f x other",
+        "ack --follow x other",
+        "tar -chf /tmp/x.tar other",
+        "tar chf /tmp/x.tar other",
+        "tar -cf /tmp/x.tar --dereference other",
+        "cp -rL other /tmp/q",
+        "cp -r --dereference other /tmp/q",
+        "rsync -aL other /tmp/q",
+        "rsync -a --copy-links other /tmp/q",
+        "rsync -ak other /tmp/q",
+        "zip -r /tmp/q.zip other",
+    ] {
+        let v = bash(&rules, cmd);
+        assert_eq!(v.decision, Decision::Ask, "{cmd}: {v:?}");
+        assert_eq!(v.rule.as_deref(), Some("Read(./secrets/**)"), "{cmd}");
+        assert!(v.uncertain, "{cmd}");
+    }
+    for cmd in [
+        "grep -r x other",
+        "rg x other",
+        "tar -cf /tmp/x.tar other",
+        "cp -r other /tmp/q",
+        "rsync -a other /tmp/q",
+        "zip -ry /tmp/q.zip other",
+    ] {
+        let v = bash(&rules, cmd);
+        assert_eq!(v.decision, Decision::Allow, "{cmd}: {v:?}");
+    }
+}
