@@ -63,6 +63,9 @@ const MAX_PENDING: usize = 10_000;
 /// The most bytes of lines the calls waiting for their result may hold (64 MiB).
 const MAX_PENDING_BYTES: usize = 64 << 20;
 
+/// The working folder of a call whose transcript records none.
+const UNKNOWN_CWD: &str = "/unknown-working-folder";
+
 /// How deep a folder is searched for transcripts.
 const MAX_DEPTH: usize = 64;
 
@@ -173,10 +176,9 @@ impl Judge {
     /// its folder and mode, the strictest kept.
     fn judge(&mut self, call: &Call) -> Judged {
         let (mode, mode_note) = mode_of(call.mode.as_deref());
-        let cwd = call
-            .cwd
-            .as_deref()
-            .map_or_else(|| self.machine_home.display().to_string(), str::to_owned);
+        // A call whose transcript records no folder is judged in one that exists
+        // nowhere: its relative paths and globs never resolve against this machine.
+        let cwd = call.cwd.as_deref().unwrap_or(UNKNOWN_CWD).to_owned();
         if let Ok(mut s) = self.capture.session.lock() {
             *s = Arc::clone(&call.session);
         }
