@@ -160,8 +160,9 @@ pub(crate) struct AuditReport {
     hooks: Vec<HookRow>,
     /// What the policy itself leaves open.
     advice: Vec<String>,
-    /// How many salvage warnings the policy read gave (SPEC §2.1).
-    warnings: usize,
+    /// Every warning the policy read gave, as `policy show` lists them: salvage and
+    /// rule warnings (SPEC §2.1, §4; issue #17 item 1).
+    warnings: Vec<crate::policy_show::WarningView>,
     /// Whether a person's mods were given (`--plugin-dir`, `--settings`).
     person_given: bool,
     /// A person's mods, each run alone against the audit's calls (issue #14 item 2).
@@ -278,13 +279,29 @@ impl AuditReport {
         }
         line("");
         line("what the policy itself leaves open (advice, not breaches):");
-        if self.advice.is_empty() {
+        if self.advice.is_empty() && self.warnings.is_empty() {
             line("  nothing found");
         }
         for a in &self.advice {
             let text = format!("- {a}");
             for l in wrap(&text, WIDTH - 2, "  ") {
                 line(&format!("  {l}"));
+            }
+        }
+        if !self.warnings.is_empty() {
+            let n = self.warnings.len();
+            let text = format!(
+                "- the policy read gave {n} warning{} (entries dropped or repaired, rules read \
+                 otherwise than written), as `sec-default policy show` lists them:",
+                if n == 1 { "" } else { "s" }
+            );
+            for l in wrap(&text, WIDTH - 2, "  ") {
+                line(&format!("  {l}"));
+            }
+            for w in &self.warnings {
+                for l in wrap(&w.line_text(), WIDTH - 6, "  ") {
+                    line(&format!("      {l}"));
+                }
             }
         }
         out
@@ -415,7 +432,8 @@ impl AuditReport {
             "rows": rows,
             "not_exercised": not_exercised,
             "advice": self.advice,
-            "policy_warnings": self.warnings,
+            "policy_warnings": self.warnings.len(),
+            "warnings": self.warnings,
             "person_mods": self.person_mods.iter().map(person::to_json).collect::<Vec<_>>(),
             "loading_lines": self.loading_lines,
         })
@@ -622,6 +640,7 @@ fn audit_folder(
         person::PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
     };
     let listed = || person.listed();
+    let mut sessions = attacks::ArmSessions::new(folder, hooks, &listed);
     let rows = catalogue
         .iter()
         .enumerate()
@@ -629,8 +648,8 @@ fn audit_folder(
             family: attack.family,
             attack: attack.label.clone(),
             detail: attack.detail.clone(),
-            unseated: attacks::run_arm(folder, false, attack, 10_000 + i, hooks, &listed),
-            seated: attacks::run_arm(folder, true, attack, 10_000 + i, hooks, &listed),
+            unseated: sessions.run(false, attack, 10_000 + i),
+            seated: sessions.run(true, attack, 10_000 + i),
         })
         .collect();
     let pinned = attacks::pinned_names(&catalogue);
@@ -648,7 +667,11 @@ fn audit_folder(
         hook_runner: hooks,
         hooks: hook_rows,
         advice: advice(&policy, &m),
-        warnings: policy.warnings.len(),
+        warnings: crate::policy_show::view(
+            &ManagedLocation::Explicit(folder.to_path_buf()),
+            &policy,
+        )
+        .warnings,
         person_given: !person_inputs.is_empty(),
         person_mods,
         loading_lines: person.lines,
@@ -803,13 +826,6 @@ fn advice(policy: &Policy, m: &ManagedSettings) -> Vec<String> {
     }
     if attacks::org_plugins(m).is_empty() {
         out.push("no org plugins (prependPlugins, appendPlugins, enabledPlugins): no plugin name is reserved for the organization".to_owned());
-    }
-    if !policy.warnings.is_empty() {
-        out.push(format!(
-            "the read dropped or repaired {} entr{} of the managed settings: see `sec-default policy show`",
-            policy.warnings.len(),
-            if policy.warnings.len() == 1 { "y" } else { "ies" }
-        ));
     }
     out
 }

@@ -99,7 +99,7 @@ pub(crate) struct SourceView {
 }
 
 /// One warning: the file, the JSON pointer within it, and the reason (SPEC §2.1).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct WarningView {
     /// The file, relative to the managed folder (for a rule: the file that gives it, a
     /// drop-in where it comes from one).
@@ -111,6 +111,21 @@ pub(crate) struct WarningView {
     pub pointer: String,
     /// Why the entry was dropped or changed.
     pub reason: String,
+}
+
+/// The warning in one line, as `policy show` and `audit` print it.
+impl WarningView {
+    /// `file:line: pointer: reason` (`(whole file)` for the empty pointer; no line
+    /// where the read could not tell it).
+    pub(crate) fn line_text(&self) -> String {
+        let pointer = if self.pointer.is_empty() {
+            "(whole file)"
+        } else {
+            self.pointer.as_str()
+        };
+        let line = self.line.map(|l| format!(":{l}")).unwrap_or_default();
+        format!("{}{line}: {pointer}: {}", self.file, self.reason)
+    }
 }
 
 /// The two options of SPEC §2.3, as the security default reads them.
@@ -333,13 +348,7 @@ pub(crate) fn render(v: &PolicyView) -> String {
     }
     let _ = writeln!(s, "warnings: {}", v.warnings.len());
     for w in &v.warnings {
-        let pointer = if w.pointer.is_empty() {
-            "(whole file)"
-        } else {
-            w.pointer.as_str()
-        };
-        let line = w.line.map(|l| format!(":{l}")).unwrap_or_default();
-        let _ = writeln!(s, "  {}{line}: {pointer}: {}", w.file, w.reason);
+        let _ = writeln!(s, "  {}", w.line_text());
     }
     let _ = writeln!(
         s,

@@ -14,7 +14,12 @@
 //!   `Bash(git*)`) stay in the by-tool lists;
 //! - **paths**: the `Read(...)`/`Edit(...)` path rules, grouped by anchor and case
 //!   folding into [`globset::GlobSet`]s, so one path meets all of a group's globs at
-//!   once.
+//!   once;
+//! - **domains**: the `WebFetch(domain:...)` rules without a `*`, keyed by every
+//!   spelling of their host, so a URL meets only the rules of its hosts (issue #17
+//!   item 4: an audit of 30,000 rules);
+//! - **servers**: the `mcp__<server>` rules keyed by the server, so a tool meets only
+//!   the rules of the servers its name can belong to.
 //!
 //! The index only narrows the search: every candidate is still judged by the same
 //! matchers as before, and the one named is the first matching in deciding order
@@ -25,8 +30,10 @@
 use crate::matcher::{tool_applies, EDIT_TOOLS, READ_TOOLS};
 use crate::path::{normalize, Anchor};
 use crate::rule::{canonical_tool, Behavior, Rule, Specifier, ToolPattern};
+use crate::wildcard::first_words;
 use crate::{SessionFacts, SettingsSource};
 use globset::{GlobSet, GlobSetBuilder};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -281,16 +288,25 @@ fn build_chunk(anchor: AnchorKey, folded: bool, chunk: &[PathEntry], groups: &mu
     }
 }
 
+/// How many first words of a command rule key it in the index.
+pub(crate) const COMMAND_KEY_WORDS: usize = 4;
+
 /// The index of one behavior's rules.
 #[derive(Debug, Default)]
 pub(crate) struct Stage {
     /// Question tool (canonical) -> positions of the rules that may speak about it,
     /// path rules and first-word command rules excepted.
     by_tool: HashMap<String, Vec<u32>>,
-    /// Rules whose tool position is a glob or an MCP server: met by every question.
+    /// Rules whose tool position is a glob: met by every question.
     always: Vec<u32>,
-    /// `Bash(...)` pattern rules by their spelled-out first word (folded for deny
-    /// and ask).
+    /// `mcp__<server>` rules by `mcp__<server>` (SPEC §4: the server's tools).
+    servers: HashMap<String, Vec<u32>>,
+    /// Exact `WebFetch(domain:<host>)` rules by (question tool, host spelling).
+    domains: HashMap<(String, String), Vec<u32>>,
+    /// `Bash(...)` pattern rules by their spelled-out first words, up to
+    /// [`COMMAND_KEY_WORDS`] (folded for deny and ask): many rules of one program
+    /// (`git push ...`, `git reset ...`) do not all meet every form of it (issue #17
+    /// item 4).
     commands: HashMap<String, Vec<u32>>,
     /// Path rules whose glob failed to go into a set (never in practice): judged one
     /// by one.
@@ -300,21 +316,57 @@ pub(crate) struct Stage {
 
 impl Stage {
     /// The positions of the rules that may speak about `tool` (path and first-word
-    /// command rules excepted), in deciding order.
-    pub(crate) fn candidates<'s>(&'s self, tool: &str) -> impl Iterator<Item = u32> + 's {
+    /// command rules excepted), in deciding order; `hosts` are the spellings of the
+    /// hosts of the call's URL (the domain rules' keys).
+    pub(crate) fn candidates<'s>(&'s self, tool: &str, hosts: &[String]) -> Merge<'s> {
         let exact: &[u32] = self
             .by_tool
             .get(canonical_tool(tool))
             .map_or(&[], Vec::as_slice);
-        Merge {
-            a: exact,
-            b: &self.always,
+        let mut extra: Vec<u32> = Vec::new();
+        if !self.servers.is_empty() {
+            // `mcp__s` names the server's tools `mcp__s__...` and the tool `mcp__s`.
+            let ends = tool.match_indices("__").map(|(i, _)| i);
+            for end in ends.chain(std::iter::once(tool.len())) {
+                if let Some(list) = tool.get(..end).and_then(|k| self.servers.get(k)) {
+                    extra.extend_from_slice(list);
+                }
+            }
         }
+        if !self.domains.is_empty() {
+            let tool = canonical_tool(tool).to_owned();
+            for h in hosts {
+                if let Some(list) = self.domains.get(&(tool.clone(), h.clone())) {
+                    extra.extend_from_slice(list);
+                }
+            }
+        }
+        let b = if extra.is_empty() {
+            Cow::Borrowed(self.always.as_slice())
+        } else {
+            extra.extend_from_slice(&self.always);
+            extra.sort_unstable();
+            extra.dedup();
+            Cow::Owned(extra)
+        };
+        Merge { a: exact, b, at: 0 }
     }
 
-    /// The first-word command rules a form may match.
-    pub(crate) fn commands_for(&self, key: &str) -> &[u32] {
-        self.commands.get(key).map_or(&[], Vec::as_slice)
+    /// The command rules (their first words spelled out, up to [`COMMAND_KEY_WORDS`])
+    /// a form may match, in deciding order; the form is folded as the behavior's rules
+    /// fold.
+    pub(crate) fn commands_for(&self, form: &str, folded: bool) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        let words = form.split(' ').count().min(COMMAND_KEY_WORDS);
+        for n in 1..=words {
+            if let Some(list) = self.commands.get(&first_words(form, n, folded)) {
+                out.extend_from_slice(list);
+            }
+        }
+        if words > 1 {
+            out.sort_unstable();
+        }
+        out
     }
 
     /// Pushes the positions of the path rules whose glob matches `q` (whatever their
@@ -336,22 +388,30 @@ impl Stage {
     }
 }
 
-/// Two ascending lists merged, ascending.
-struct Merge<'s> {
+/// Two ascending lists merged, ascending (a rule in both comes once).
+pub(crate) struct Merge<'s> {
     a: &'s [u32],
-    b: &'s [u32],
+    b: Cow<'s, [u32]>,
+    /// How far into `b` the merge is.
+    at: usize,
 }
 
 impl Iterator for Merge<'_> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
-        match (self.a.split_first(), self.b.split_first()) {
-            (Some((x, rest)), Some((y, _))) if x <= y => {
+        let b = self.b.get(self.at..).unwrap_or_default();
+        match (self.a.split_first(), b.first()) {
+            (Some((x, rest)), Some(y)) if x < y => {
                 self.a = rest;
                 Some(*x)
             }
-            (_, Some((y, rest))) => {
-                self.b = rest;
+            (Some((x, rest)), Some(y)) if x == y => {
+                self.a = rest;
+                self.at += 1;
+                Some(*x)
+            }
+            (_, Some(y)) => {
+                self.at += 1;
                 Some(*y)
             }
             (Some((x, rest)), None) => {
@@ -420,8 +480,8 @@ impl Index {
                     }
                 }
                 (ToolPattern::Exact(name), Specifier::Command(w)) if name == "Bash" => {
-                    match w.first_word_key() {
-                        Some(key) => stage.commands.entry(key).or_default().push(pos),
+                    match w.word_key(COMMAND_KEY_WORDS) {
+                        Some((key, _)) => stage.commands.entry(key).or_default().push(pos),
                         None => stage
                             .by_tool
                             .entry("Bash".to_owned())
@@ -429,12 +489,24 @@ impl Index {
                             .push(pos),
                     }
                 }
+                (ToolPattern::Exact(name), Specifier::Domain(d)) if d.exact_hosts().is_some() => {
+                    let tool = canonical_tool(name).to_owned();
+                    for h in d.exact_hosts().unwrap_or_default() {
+                        let list = stage.domains.entry((tool.clone(), h.clone())).or_default();
+                        if list.last() != Some(&pos) {
+                            list.push(pos);
+                        }
+                    }
+                }
                 (ToolPattern::Exact(name), _) => {
                     for t in question_tools(rule, name) {
                         stage.by_tool.entry(t).or_default().push(pos);
                     }
                 }
-                (ToolPattern::Glob(..) | ToolPattern::McpServer(_), _) => stage.always.push(pos),
+                (ToolPattern::McpServer(server), _) => {
+                    stage.servers.entry(server.clone()).or_default().push(pos);
+                }
+                (ToolPattern::Glob(..), _) => stage.always.push(pos),
             }
         }
         for (stage, entries) in index.stages.iter_mut().zip(path_entries) {

@@ -11,8 +11,9 @@ use crate::index::{Anchors, PathQuery, Stage};
 use crate::path::{
     backslashes_as_separators, glob_base, is_critical, is_protected, is_within, normalize, Resolver,
 };
-use crate::rule::{canonical_tool, url_hosts, Behavior, Rule, Specifier, ToolPattern, PATH_TOOLS};
-use crate::wildcard::first_word;
+use crate::rule::{
+    canonical_tool, host_forms, url_hosts, Behavior, Rule, Specifier, ToolPattern, PATH_TOOLS,
+};
 use crate::{Mode, Question, RuleSet, SessionFacts};
 use serde_json::Value;
 use std::path::Path;
@@ -142,6 +143,8 @@ pub(crate) struct Subject<'a> {
     /// needs one, or not a string): the path is unknown, so it may be any path (SPEC §4
     /// "What the core cannot see, it never lets through").
     pub unknown_path: bool,
+    /// The spellings of the hosts of the input's `url` (the domain rules' index keys).
+    pub hosts: Vec<String>,
 }
 
 impl<'a> Subject<'a> {
@@ -185,6 +188,16 @@ impl<'a> Subject<'a> {
                 });
             }
         }
+        let mut hosts: Vec<String> = Vec::new();
+        if let Some(url) = q.input.get("url").and_then(Value::as_str) {
+            for h in url_hosts(url) {
+                for f in host_forms(&h) {
+                    if !hosts.contains(&f) {
+                        hosts.push(f);
+                    }
+                }
+            }
+        }
         Subject {
             tool,
             input: q.input,
@@ -193,6 +206,7 @@ impl<'a> Subject<'a> {
             files,
             anchors,
             unknown_path,
+            hosts,
         }
     }
 
@@ -452,7 +466,7 @@ pub(crate) fn first_strict<'r>(
     let all = rules.rules();
     let stage = rules.index().stage(behavior);
     let mut best: Option<u32> = None;
-    for i in stage.candidates(s.tool) {
+    for i in stage.candidates(s.tool, &s.hosts) {
         if all
             .get(i as usize)
             .is_some_and(|r| strict_matches(r, s, facts))
@@ -465,7 +479,7 @@ pub(crate) fn first_strict<'r>(
         let forms =
             std::iter::once(&cmd.full).chain(cmd.parts.iter().flat_map(|p| &p.strict_forms));
         for form in forms {
-            for &i in stage.commands_for(&first_word(form, true)) {
+            for i in stage.commands_for(form, true) {
                 if best.is_some_and(|b| i >= b) {
                     break;
                 }
@@ -605,13 +619,13 @@ pub(crate) fn first_uncertain<'r>(
 /// The first allow rule (position) covering one part of a shell command.
 fn first_covering_part(all: &[Rule], stage: &Stage, part: &Part) -> Option<u32> {
     let mut best = stage
-        .candidates("Bash")
+        .candidates("Bash", &[])
         .find(|&i| all.get(i as usize).is_some_and(|r| covers_part(r, part)));
     if !part.allowable {
         return best;
     }
     for (form, guard) in part.allow_forms.iter().zip(&part.allow_guards) {
-        for &i in stage.commands_for(&first_word(form, false)) {
+        for i in stage.commands_for(form, false) {
             if best.is_some_and(|b| i >= b) {
                 break;
             }
@@ -639,7 +653,7 @@ fn first_covering_path(
     path: &[String],
     facts: &SessionFacts,
 ) -> Option<u32> {
-    let mut best = stage.candidates(tool).find(|&i| {
+    let mut best = stage.candidates(tool, &[]).find(|&i| {
         all.get(i as usize)
             .is_some_and(|r| covers_path(r, tool, path, facts))
     });
@@ -710,7 +724,7 @@ pub(crate) fn allowing_rule<'r>(
         }
         return used.and_then(|i| all.get(i as usize));
     }
-    let mut best = stage.candidates(s.tool).find(|&i| {
+    let mut best = stage.candidates(s.tool, &s.hosts).find(|&i| {
         all.get(i as usize)
             .is_some_and(|rule| match &rule.spec.specifier {
                 Specifier::Any => tool_applies(rule, s.tool),

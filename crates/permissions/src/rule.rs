@@ -412,6 +412,9 @@ fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, S
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DomainPattern {
     forms: Vec<DomainForm>,
+    /// Every spelling, when the pattern has no `*`: the hosts it matches exactly (the
+    /// rule index's keys, issue #17 item 4).
+    exact: Option<Vec<String>>,
 }
 
 /// One spelling of a domain pattern, compiled.
@@ -485,7 +488,17 @@ impl DomainPattern {
         }
         DomainPattern {
             forms: texts.iter().map(|t| DomainForm::new(t)).collect(),
+            exact: (!pattern.contains('*')).then_some(texts),
         }
+    }
+
+    /// The hosts the pattern matches, in every spelling, when it matches exactly those
+    /// (no `*`); `None` for a wildcard pattern.
+    ///
+    /// SPEC §4.
+    #[must_use]
+    pub fn exact_hosts(&self) -> Option<&[String]> {
+        self.exact.as_deref()
     }
 
     /// Whether `host` matches, in any of its spellings (as given, ASCII, Unicode).
@@ -519,7 +532,7 @@ pub fn normalize_host(host: &str) -> String {
 
 /// The spellings of one host: normalized as given, its ASCII (punycode) form and its
 /// Unicode form (IDNA), each normalized; duplicates dropped.
-fn host_forms(host: &str) -> Vec<String> {
+pub(crate) fn host_forms(host: &str) -> Vec<String> {
     let h = normalize_host(host);
     let mut out = vec![h.clone()];
     let mut push = |f: String| {

@@ -91,6 +91,46 @@ impl Wildcard {
         (!key.is_empty()).then_some(key)
     }
 
+    /// The pattern's first words spelled out in full, at most `max` of them, joined
+    /// by one space and folded as the pattern folds (each literal characters followed
+    /// by a space, ` *`, or the end): a text the pattern matches then starts with
+    /// exactly these words, [`first_words`] of it with as many words. `None` when a
+    /// `*` comes before the first word ends (`git*`, `* install`). A doubled space ends
+    /// the key (`git  push` gives `git`).
+    #[must_use]
+    pub fn word_key(&self, max: usize) -> Option<(String, usize)> {
+        let mut words: Vec<String> = Vec::new();
+        let mut current = String::new();
+        let mut done = false;
+        for t in &self.tokens {
+            match t {
+                Token::Lit(' ') => {
+                    if current.is_empty() {
+                        done = true;
+                        break;
+                    }
+                    words.push(std::mem::take(&mut current));
+                    if words.len() >= max {
+                        done = true;
+                        break;
+                    }
+                }
+                Token::Lit(c) => current.push(*c),
+                Token::SpaceAny => break,
+                Token::Any => {
+                    current.clear();
+                    done = true;
+                    break;
+                }
+            }
+        }
+        if !done && !current.is_empty() && words.len() < max {
+            words.push(current);
+        }
+        let n = words.len();
+        (n > 0).then(|| (words.join(" "), n))
+    }
+
     /// Whether `text` matches the whole pattern. Linear in `text` times the pattern
     /// length; never panics.
     ///
@@ -168,6 +208,21 @@ pub fn first_word(text: &str, case_insensitive: bool) -> String {
         .collect()
 }
 
+/// The first `n` words of `text` (split at single spaces, as [`first_word`]), joined
+/// by one space and folded: the key [`Wildcard::two_word_key`] is compared to, for
+/// `n = 2`. A text of fewer words gives what it has.
+#[must_use]
+pub fn first_words(text: &str, n: usize, case_insensitive: bool) -> String {
+    let mut out = String::new();
+    for (i, w) in text.split(' ').take(n).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.extend(w.chars().map(|c| fold(c, case_insensitive)));
+    }
+    out
+}
+
 fn fold(c: char, case_insensitive: bool) -> char {
     if case_insensitive {
         // Simple one-to-one folding; multi-char lowercase forms keep their first char.
@@ -206,6 +261,41 @@ mod tests {
         assert!(!m("ls *", "lsof"));
         assert!(m("git push *", "git push origin main"));
         assert!(!m("git push *", "git pushx"));
+    }
+
+    #[test]
+    fn word_keys_are_what_every_matching_text_starts_with() {
+        let key = |p: &str| Wildcard::new(p, false).word_key(3).map(|(k, _)| k);
+        assert_eq!(key("git push *").as_deref(), Some("git push"));
+        assert_eq!(key("git push").as_deref(), Some("git push"));
+        assert_eq!(
+            key("git push --force *").as_deref(),
+            Some("git push --force")
+        );
+        assert_eq!(
+            key("git push --force x y").as_deref(),
+            Some("git push --force")
+        );
+        assert_eq!(key("git push*").as_deref(), Some("git"));
+        assert_eq!(key("git *").as_deref(), Some("git"));
+        assert_eq!(key("git").as_deref(), Some("git"));
+        assert_eq!(key("git  push").as_deref(), Some("git"));
+        assert_eq!(key("*git push"), None);
+        assert_eq!(key(" git"), None);
+        for (p, t) in [
+            ("git push *", "git push origin main"),
+            ("git push", "git push"),
+            ("git push --force *", "git push --force x"),
+            ("git push --force *", "git push --force"),
+            ("git push*", "git pushy"),
+            ("git  push", "git  push"),
+        ] {
+            assert!(m(p, t));
+            let (k, n) = Wildcard::new(p, false).word_key(3).unwrap();
+            assert_eq!(k, first_words(t, n, false), "{p} / {t}");
+        }
+        assert_eq!(first_words("RM -rf x", 2, true), "rm -rf");
+        assert_eq!(first_words("ls", 2, false), "ls");
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use super::synth::{self, Call};
 use events::names;
 use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
-use permissions::{Decision, Verdict};
+use permissions::{Decision, Mode, Verdict};
 use policy::{ManagedSettings, Policy};
 use serde_json::{json, Value};
 use session::{BlockingSession, HookRunner, Listed, RaiseError, SessionConfig, SessionRaise};
@@ -237,6 +237,9 @@ pub(super) fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionC
     SessionConfig {
         seated,
         hook_runner: hooks,
+        // The audit reads the policy once: a long audit never re-reads it (issue #17
+        // item 4), and the files do not change under it.
+        memo_window: std::time::Duration::from_secs(24 * 3600),
         ..SessionConfig::new(folder, Path::new(synth::CWD), Path::new(synth::HOME))
     }
 }
@@ -280,7 +283,7 @@ pub(super) fn catalogue(
     let mut attacks = Vec::new();
     let mut skipped = Vec::new();
     let mut n = 0usize;
-    let mut seen: Vec<(Decision, String)> = Vec::new();
+    let mut seen: std::collections::HashSet<(Decision, String)> = Default::default();
     let rules = m
         .deny
         .iter()
@@ -289,10 +292,9 @@ pub(super) fn catalogue(
     let mut exercised = Vec::new();
     for (behavior, rule) in rules {
         let key = (behavior, rule.trim().to_owned());
-        if seen.contains(&key) {
+        if !seen.insert(key) {
             continue;
         }
-        seen.push(key);
         match exercise(oracle, rule, behavior, &mut n) {
             Ok(found) => exercised.push((behavior, rule.clone(), found)),
             Err(reason) => skipped.push(NotExercised {
@@ -735,51 +737,137 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
     }
 }
 
-/// Runs `attack` in a fresh session on `folder`, with the security default seated or
-/// not and classic hooks run as `hooks` says, and judges it by the attack's oracle.
-///
-/// `person` lists a person's real plugins seated beside the attacker in every session
-/// (`audit --plugin-dir`, issue #14 item 2), fresh for each session.
-pub(super) fn run_arm(
-    folder: &Path,
-    seated: bool,
-    attack: &Attack,
-    n: usize,
-    hooks: HookRunner,
-    person: &dyn Fn() -> Vec<Listed>,
-) -> Arm {
-    let plugin = attacker_plugin(&attack.kind);
-    let id = plugin.info.id.clone();
-    let mut listed = vec![Listed::from(plugin)];
-    listed.extend(person());
-    let session = match BlockingSession::start_listed(config(folder, seated, hooks), listed) {
-        Ok(s) => s,
-        Err(e) => return Arm::new(format!("no session: {e}"), false),
-    };
-    judge_arm(&session, attack, &id, n)
+/// Which attacks may share one session: those whose attacker is the same plugin and
+/// whose event leaves nothing behind that another attack of the group reads (a verdict
+/// is a pure question of the call, SPEC §3.6; each env write names its own variable,
+/// §3.8). `None`: the attack gets a fresh session (its attacker is its own plugin).
+fn shared_key(kind: &Kind) -> Option<&'static str> {
+    match kind {
+        Kind::Verdict {
+            attacker: VerdictAttacker::Lift,
+            ..
+        } => Some("lift"),
+        Kind::Verdict {
+            attacker: VerdictAttacker::Reword,
+            ..
+        } => Some("reword"),
+        Kind::EnvWrite { .. } => Some("env"),
+        Kind::Register { .. } | Kind::Module | Kind::Content { .. } => None,
+    }
 }
 
-/// Runs a verdict or content attack with `plugins` as the person's only plugins, no
-/// synthetic attacker (issue #14 item 2: what a person's real mod achieves on the
-/// audit's calls), judged by the attack's oracle; with the lines the session wrote.
-/// `None` for the attacks raised from the attacker itself (env.set, tool.register,
-/// load).
+/// The sessions the attacks run in (issue #17 item 4): one per arm and attacker where
+/// attacks may share it ([`shared_key`]), so a policy of `n` rules starts a fixed
+/// number of sessions, not `2n`: the audit stays linear in the policy's size.
+pub(super) struct ArmSessions<'p> {
+    /// The managed folder.
+    folder: &'p Path,
+    /// How classic hooks are run.
+    hooks: HookRunner,
+    /// A person's real plugins seated beside the attacker in every session (`audit
+    /// --plugin-dir`, issue #14 item 2), fresh for each session.
+    person: &'p dyn Fn() -> Vec<Listed>,
+    /// The shared sessions by their key, or why one could not start.
+    shared: Vec<(SharedKey, Result<BlockingSession, String>)>,
+}
+
+/// A shared session's key: seated or not, the mode it was started in (`None`: the
+/// mode the policy starts a session in), and the attacker's group.
+type SharedKey = (bool, Option<Mode>, &'static str);
+
+/// Running attacks in shared or fresh sessions.
+impl<'p> ArmSessions<'p> {
+    /// No session started yet.
+    pub(super) fn new(
+        folder: &'p Path,
+        hooks: HookRunner,
+        person: &'p dyn Fn() -> Vec<Listed>,
+    ) -> Self {
+        ArmSessions {
+            folder,
+            hooks,
+            person,
+            shared: Vec::new(),
+        }
+    }
+
+    /// Runs `attack` with the security default seated or not and judges it by the
+    /// attack's oracle: in the session its group shares, or a fresh one; the session
+    /// starts in the mode the policy starts one in.
+    pub(super) fn run(&mut self, seated: bool, attack: &Attack, n: usize) -> Arm {
+        self.run_in(None, seated, attack, n)
+    }
+
+    /// [`ArmSessions::run`] in a session started in `mode` (`None`: the mode the policy
+    /// starts a session in, SPEC §4 "Mode at start").
+    pub(super) fn run_in(
+        &mut self,
+        mode: Option<Mode>,
+        seated: bool,
+        attack: &Attack,
+        n: usize,
+    ) -> Arm {
+        let plugin = attacker_plugin(&attack.kind);
+        let id = plugin.info.id.clone();
+        let Some(group) = shared_key(&attack.kind) else {
+            return match self.start(mode, seated, plugin) {
+                Ok(session) => judge_arm(&session, attack, &id, n),
+                Err(e) => Arm::new(format!("no session: {e}"), false),
+            };
+        };
+        let key = (seated, mode, group);
+        let at = match self.shared.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                let session = self.start(mode, seated, plugin).map_err(|e| e.to_string());
+                self.shared.push((key, session));
+                self.shared.len() - 1
+            }
+        };
+        match self.shared.get(at).map(|(_, s)| s) {
+            Some(Ok(session)) => {
+                let arm = judge_arm(session, attack, &id, n);
+                // Nobody reads a shared session's lines: they must not pile up.
+                drop(session.session().take_log());
+                arm
+            }
+            Some(Err(e)) => Arm::new(format!("no session: {e}"), false),
+            None => Arm::new("no session", false),
+        }
+    }
+
+    /// A session in `mode` with `plugin` and the person's real plugins as its `user`
+    /// tier.
+    fn start(
+        &self,
+        mode: Option<Mode>,
+        seated: bool,
+        plugin: Plugin,
+    ) -> Result<BlockingSession, session::SessionError> {
+        let mut listed = vec![Listed::from(plugin)];
+        listed.extend((self.person)());
+        let config = SessionConfig {
+            mode,
+            ..config(self.folder, seated, self.hooks)
+        };
+        BlockingSession::start_listed(config, listed)
+    }
+}
+
+/// Runs a verdict or content attack in `session`, whose only person's plugins are a
+/// person's real mods, no synthetic attacker (issue #14 item 2: what a person's real
+/// mod achieves on the audit's calls), judged by the attack's oracle; with the lines
+/// the session wrote meanwhile. `None` for the attacks raised from the attacker itself
+/// (env.set, tool.register, load).
 pub(super) fn run_alone(
-    folder: &Path,
-    seated: bool,
+    session: &BlockingSession,
     attack: &Attack,
     n: usize,
-    hooks: HookRunner,
-    plugins: Vec<Listed>,
 ) -> Option<(Arm, Vec<session::LogLine>)> {
     if !matches!(attack.kind, Kind::Verdict { .. } | Kind::Content { .. }) {
         return None;
     }
-    let session = match BlockingSession::start_listed(config(folder, seated, hooks), plugins) {
-        Ok(s) => s,
-        Err(e) => return Some((Arm::new(format!("no session: {e}"), false), Vec::new())),
-    };
-    let arm = judge_arm(&session, attack, "", n);
+    let arm = judge_arm(session, attack, "", n);
     Some((arm, session.session().take_log()))
 }
 

@@ -7,7 +7,7 @@
 use super::attacks::{self, Arm, Attack};
 use fnhooks::{PluginInfo, Tier};
 use serde_json::{json, Map, Value};
-use session::{HookRunner, Listed};
+use session::{BlockingSession, HookRunner, Listed};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -304,16 +304,34 @@ pub(super) fn mod_reports(
         .map(|m| {
             let mut events: Vec<EventReport> = Vec::new();
             if matches!(m.source, Ok(Some(_))) {
+                // One session per arm for every attack (issue #17 item 4: linear in the
+                // policy); `ran` is cleared before each attack.
+                let ran = Arc::new(AtomicBool::new(false));
+                let start = |seated: bool| {
+                    let listed = vec![m.listed(Some(Arc::clone(&ran)))];
+                    BlockingSession::start_listed(attacks::config(folder, seated, hooks), listed)
+                        .map_err(|e| e.to_string())
+                };
+                let sessions = [start(false), start(true)];
                 for (i, attack) in catalogue.iter().enumerate() {
                     if !attacks::answered_in_chain(attack) {
                         continue;
                     }
-                    let ran = Arc::new(AtomicBool::new(false));
-                    let arm = |seated: bool| {
-                        let listed = vec![m.listed(Some(Arc::clone(&ran)))];
-                        attacks::run_alone(folder, seated, attack, 20_000 + i, hooks, listed)
+                    ran.store(false, Ordering::Relaxed);
+                    let arm = |s: &Result<BlockingSession, String>| match s {
+                        Ok(s) => attacks::run_alone(s, attack, 20_000 + i),
+                        Err(e) => Some((
+                            Arm {
+                                achieved: format!("no session: {e}"),
+                                held: false,
+                            },
+                            Vec::new(),
+                        )),
                     };
-                    let (Some((unseated, _)), Some((seated, log))) = (arm(false), arm(true)) else {
+                    let [unseated_session, seated_session] = &sessions;
+                    let (Some((unseated, _)), Some((seated, log))) =
+                        (arm(unseated_session), arm(seated_session))
+                    else {
                         continue;
                     };
                     if !ran.load(Ordering::Relaxed) {
