@@ -152,8 +152,13 @@ pub(crate) struct AuditReport {
     seating: String,
     /// The attacks, in catalogue order.
     rows: Vec<Row>,
-    /// Deny/ask rules no synthesized call could exercise.
+    /// Deny/ask rules no synthesized call could exercise, and the controls the audit
+    /// could not exercise, by name (issue #17 item 3).
     not_exercised: Vec<NotExercised>,
+    /// Deny/ask rules no realistic call meets (issue #17 item 2).
+    inert: Vec<attacks::Inert>,
+    /// Deny/ask rules a command the shell runs the same gets around (issue #17 item 2).
+    evaded: Vec<attacks::Evaded>,
     /// How the policy's classic hooks were run: not at all, or sandboxed with a cap.
     hook_runner: HookRunner,
     /// The policy's classic hooks, each with the attacks it met.
@@ -243,6 +248,52 @@ impl AuditReport {
             line("not exercised (listed, not judged):");
             for n in &self.not_exercised {
                 let text = format!("{} {}: {}", n.behavior, n.rule, n.reason);
+                for l in wrap(&text, WIDTH - 2, "  ") {
+                    line(&format!("  {l}"));
+                }
+            }
+        }
+        if !self.inert.is_empty() {
+            line("");
+            for l in wrap(
+                &format!(
+                    "inert rules: {} (no call people run meets them: they read as in force and \
+                     are not):",
+                    self.inert.len()
+                ),
+                WIDTH,
+                "  ",
+            ) {
+                line(&l);
+            }
+            for r in &self.inert {
+                let text = format!("{} {}: {}", r.behavior, r.rule, r.reason);
+                for l in wrap(&text, WIDTH - 2, "  ") {
+                    line(&format!("  {l}"));
+                }
+            }
+        }
+        if !self.evaded.is_empty() {
+            line("");
+            for l in wrap(
+                &format!(
+                    "rules the shell gets around: {} (each meets the call named, not these \
+                     commands the shell runs the same):",
+                    self.evaded.len()
+                ),
+                WIDTH,
+                "  ",
+            ) {
+                line(&l);
+            }
+            for r in &self.evaded {
+                let text = format!(
+                    "{} {} meets {}, not: {}",
+                    r.behavior,
+                    r.rule,
+                    r.call,
+                    r.variants.join(" · ")
+                );
                 for l in wrap(&text, WIDTH - 2, "  ") {
                     line(&format!("  {l}"));
                 }
@@ -398,6 +449,16 @@ impl AuditReport {
             .iter()
             .map(|n| json!({"behavior": n.behavior, "rule": n.rule, "reason": n.reason}))
             .collect();
+        let inert: Vec<Value> = self
+            .inert
+            .iter()
+            .map(|r| json!({"behavior": r.behavior, "rule": r.rule, "reason": r.reason, "met_only_by": r.literal}))
+            .collect();
+        let evaded: Vec<Value> = self
+            .evaded
+            .iter()
+            .map(|r| json!({"behavior": r.behavior, "rule": r.rule, "call": r.call, "variants": r.variants}))
+            .collect();
         let hooks: Vec<Value> = self
             .hooks
             .iter()
@@ -431,6 +492,8 @@ impl AuditReport {
             "breaches": self.breaches(),
             "rows": rows,
             "not_exercised": not_exercised,
+            "inert_rules": inert,
+            "evaded_by_shell_variants": evaded,
             "advice": self.advice,
             "policy_warnings": self.warnings.len(),
             "warnings": self.warnings,
@@ -576,7 +639,7 @@ pub(crate) fn mod_holds(
             Vec::new(),
         )
         .map_err(|e| AuditError::BadInput(e.to_string()))?;
-        let (catalogue, _) = attacks::catalogue(&policy, &oracle);
+        let (catalogue, _) = attacks::catalogue(folder, &policy, &oracle);
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let mods =
             person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
@@ -632,7 +695,7 @@ fn audit_folder(
     };
     let oracle = start(false)?;
     let seated = start(true)?.is_seated();
-    let (catalogue, not_exercised) = attacks::catalogue(&policy, &oracle);
+    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle);
     let person = if person_inputs.is_empty() {
         person::PersonMods::default()
     } else {
@@ -663,7 +726,9 @@ fn audit_folder(
         seated,
         seating: seating(&policy, seated),
         rows,
-        not_exercised,
+        not_exercised: found.not_exercised,
+        inert: found.inert,
+        evaded: found.evaded,
         hook_runner: hooks,
         hooks: hook_rows,
         advice: advice(&policy, &m),

@@ -198,6 +198,44 @@ pub(super) struct NotExercised {
     pub reason: String,
 }
 
+/// A deny or ask rule no realistic call meets (issue #17 item 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Inert {
+    /// `deny` or `ask`.
+    pub behavior: &'static str,
+    /// The rule as written.
+    pub rule: String,
+    /// Why no call people run meets it.
+    pub reason: String,
+    /// The call spelled like the rule's text that does meet it, in a few words.
+    pub literal: Option<String>,
+}
+
+/// A deny or ask rule that a command the shell runs the same gets around (issue #17
+/// item 2): the rule meets `call` but not `variants`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Evaded {
+    /// `deny` or `ask`.
+    pub behavior: &'static str,
+    /// The rule as written.
+    pub rule: String,
+    /// The call it meets, in a few words.
+    pub call: String,
+    /// The commands the shell runs the same that it does not meet.
+    pub variants: Vec<String>,
+}
+
+/// What trying the deny and ask rules found besides the attacks.
+#[derive(Debug, Clone, Default)]
+pub(super) struct RuleFindings {
+    /// Rules no call at all met.
+    pub not_exercised: Vec<NotExercised>,
+    /// Rules no realistic call met.
+    pub inert: Vec<Inert>,
+    /// Rules a shell variant gets around.
+    pub evaded: Vec<Evaded>,
+}
+
 /// The always-pinned variables that move where policy and sign-in are read from or
 /// how policy tiers compose (SPEC §3.8), written here from the SPEC, independent of
 /// the plugin's own list.
@@ -276,12 +314,13 @@ fn verdict_of(answer: &Result<Value, RaiseError>) -> Option<Verdict> {
 /// synthesized call could exercise. `oracle` is a session on the same folder with no
 /// person's plugins and the security default not seated.
 pub(super) fn catalogue(
+    folder: &Path,
     policy: &Policy,
     oracle: &BlockingSession,
-) -> (Vec<Attack>, Vec<NotExercised>) {
+) -> (Vec<Attack>, RuleFindings) {
     let m = policy.managed();
     let mut attacks = Vec::new();
-    let mut skipped = Vec::new();
+    let mut found = RuleFindings::default();
     let mut n = 0usize;
     let mut seen: std::collections::HashSet<(Decision, String)> = Default::default();
     let rules = m
@@ -295,9 +334,30 @@ pub(super) fn catalogue(
         if !seen.insert(key) {
             continue;
         }
-        match exercise(oracle, rule, behavior, &mut n) {
-            Ok(found) => exercised.push((behavior, rule.clone(), found)),
-            Err(reason) => skipped.push(NotExercised {
+        match exercise(folder, oracle, rule, behavior, &mut n) {
+            Tried::Met {
+                call,
+                verdict,
+                shadow,
+                evaded,
+            } => {
+                if !evaded.is_empty() {
+                    found.evaded.push(Evaded {
+                        behavior: behavior.as_str(),
+                        rule: rule.clone(),
+                        call: describe_call(&call),
+                        variants: evaded,
+                    });
+                }
+                exercised.push((behavior, rule.clone(), (call, verdict, shadow)));
+            }
+            Tried::Inert { reason, literal } => found.inert.push(Inert {
+                behavior: behavior.as_str(),
+                rule: rule.clone(),
+                reason,
+                literal: literal.as_ref().map(describe_call),
+            }),
+            Tried::NotMet(reason) => found.not_exercised.push(NotExercised {
                 behavior: behavior.as_str(),
                 rule: rule.clone(),
                 reason,
@@ -340,44 +400,156 @@ pub(super) fn catalogue(
             kind: Kind::Module,
         });
     }
-    (attacks, skipped)
+    (attacks, found)
 }
 
-/// The first candidate call the oracle session decides by `rule` (or, failing that,
-/// at least as strictly by another rule, which is then named).
+/// What trying a deny or ask rule with realistic calls found (issue #17 item 2).
+enum Tried {
+    /// A realistic call the oracle decides by the rule (or at least as strictly by
+    /// another rule, named), with the shell variants of it the rule does not meet.
+    Met {
+        call: Call,
+        verdict: Verdict,
+        shadow: Option<String>,
+        evaded: Vec<String>,
+    },
+    /// No realistic call meets it; only a call spelled like its own text, if any.
+    Inert {
+        reason: String,
+        literal: Option<Call>,
+    },
+    /// No call at all meets it.
+    NotMet(String),
+}
+
+/// The verdict the oracle gives `call`, when it is `behavior` or stricter, with the
+/// rule it names.
+fn strict_verdict(
+    oracle: &BlockingSession,
+    call: &Call,
+    behavior: Decision,
+    n: &mut usize,
+) -> Option<Verdict> {
+    *n += 1;
+    verdict_of(&oracle.raise(tool_check(call, *n))).filter(|v| v.decision >= behavior)
+}
+
+/// Whether `v` is decided by `rule` itself, as `behavior`.
+fn by_rule(v: &Verdict, rule: &str, behavior: Decision) -> bool {
+    v.decision == behavior && v.rule.as_deref().is_some_and(|r| r.trim() == rule.trim())
+}
+
+/// One deny or ask rule alone, compiled as the engine compiles it: whether it meets
+/// a call is then what the engine's matchers say, whatever other rule would be named
+/// first in the whole policy (issue #17 item 2).
+struct Alone {
+    rules: permissions::RuleSet,
+    facts: permissions::SessionFacts,
+    rule: String,
+    behavior: Decision,
+}
+
+/// Asking one rule.
+impl Alone {
+    /// `rule` alone as a managed `behavior` rule, in a session's facts on `folder`.
+    fn new(folder: &Path, rule: &str, behavior: Decision) -> Self {
+        let key = match behavior {
+            Decision::Ask => "ask",
+            _ => "deny",
+        };
+        let settings = json!({ "permissions": { key: [rule] } });
+        let (rules, _) =
+            permissions::RuleSet::from_sources(&[(permissions::SettingsSource::Policy, &settings)]);
+        Alone {
+            rules,
+            facts: config(folder, false, HookRunner::NotRun).facts,
+            rule: rule.trim().to_owned(),
+            behavior,
+        }
+    }
+
+    /// Whether the rule meets `call` (SPEC §4): the verdict names it.
+    fn meets(&self, call: &Call) -> bool {
+        let q = permissions::Question {
+            tool: &call.tool,
+            input: &call.input,
+        };
+        let v = permissions::decide(&self.rules, &q, &self.facts);
+        v.decision == self.behavior && v.rule.as_deref().is_some_and(|r| r.trim() == self.rule)
+    }
+}
+
+/// Tries `rule` with realistic calls (issue #17 item 2): the calls synthesized from
+/// its text that people run, then what the text means ([`synth::intended`]), then the
+/// tool's corpus. The first the rule meets, and the whole policy (the oracle session)
+/// decides as strictly, is the attack's call (the rule the policy names, when another,
+/// is named). A rule no realistic call meets is inert, with why; the shell variants of
+/// the call that get past the whole policy are listed.
 fn exercise(
+    folder: &Path,
     oracle: &BlockingSession,
     rule: &str,
     behavior: Decision,
     n: &mut usize,
-) -> Result<(Call, Verdict, Option<String>), String> {
+) -> Tried {
+    let alone = Alone::new(folder, rule, behavior);
     let candidates = synth::candidates(rule);
-    let mut fallback = None;
-    for call in &candidates {
-        *n += 1;
-        let Some(v) = verdict_of(&oracle.raise(tool_check(call, *n))) else {
+    let (realistic, literal): (Vec<Call>, Vec<Call>) = candidates
+        .iter()
+        .cloned()
+        .partition(|c| synth::is_realistic(rule, c));
+    let tool = candidates
+        .last()
+        .map(|c| c.tool.clone())
+        .unwrap_or_default();
+    let tried = realistic
+        .into_iter()
+        .chain(synth::intended(rule))
+        .chain(synth::corpus(&tool));
+    for call in tried {
+        if !alone.meets(&call) {
+            continue;
+        }
+        let Some(verdict) = strict_verdict(oracle, &call, behavior, n) else {
             continue;
         };
-        if v.decision < behavior {
-            continue;
-        }
-        match v.rule.as_deref() {
-            Some(r) if r.trim() == rule.trim() && v.decision == behavior => {
-                return Ok((call.clone(), v, None))
-            }
-            Some(other) if fallback.is_none() => {
-                fallback = Some((call.clone(), v.clone(), Some(other.to_owned())));
-            }
-            _ => {}
+        let shadow = (!by_rule(&verdict, rule, behavior))
+            .then(|| verdict.rule.clone())
+            .flatten();
+        let evaded = match call.input.get("command").and_then(Value::as_str) {
+            Some(command) if call.tool == "Bash" => synth::shell_variants(command)
+                .into_iter()
+                .filter(|variant| {
+                    strict_verdict(oracle, &Call::new_command(variant), behavior, n).is_none()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        return Tried::Met {
+            call,
+            verdict,
+            shadow,
+            evaded,
+        };
+    }
+    let literal = literal.into_iter().find(|call| alone.meets(call));
+    match (synth::inert_reason(rule), literal) {
+        (Some(reason), literal) => Tried::Inert { reason, literal },
+        (None, Some(literal)) => Tried::Inert {
+            reason: format!(
+                "only a call spelled like the rule's own text meets it ({}), no call people run",
+                describe_call(&literal)
+            ),
+            literal: Some(literal),
+        },
+        (None, None) => {
+            let tried: Vec<String> = candidates.iter().take(2).map(describe_call).collect();
+            Tried::NotMet(format!(
+                "no synthesized call is decided by it (tried {})",
+                tried.join(", ")
+            ))
         }
     }
-    fallback.ok_or_else(|| {
-        let tried: Vec<String> = candidates.iter().take(2).map(describe_call).collect();
-        format!(
-            "no synthesized call is decided by it (tried {})",
-            tried.join(", ")
-        )
-    })
 }
 
 /// A call in a few words: the tool and its main input field.
