@@ -11,6 +11,8 @@
 
 /// The attack catalogue and its oracles (SPEC §3, §5).
 mod attacks;
+/// The engine's other controls, exercised (issue #17 item 3).
+mod controls;
 /// A person's real mods, seated in the audit (issue #14 item 2).
 pub(crate) mod person;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
@@ -136,6 +138,17 @@ struct HookRow {
     rows: usize,
 }
 
+/// The rule attacks run again in one mode a person could start in (issue #17 item 3).
+#[derive(Debug, Clone)]
+struct ModeRow {
+    /// The mode.
+    mode: permissions::Mode,
+    /// How many lifting rule attacks ran in it, seated.
+    ran: usize,
+    /// The ones that did not hold: label and what the attacker achieved.
+    breached: Vec<String>,
+}
+
 /// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
@@ -163,6 +176,12 @@ pub(crate) struct AuditReport {
     hook_runner: HookRunner,
     /// The policy's classic hooks, each with the attacks it met.
     hooks: Vec<HookRow>,
+    /// The engine's other controls the policy sets, exercised (issue #17 item 3).
+    controls: Vec<controls::Control>,
+    /// The rule attacks in every mode a person could start in (issue #17 item 3).
+    modes: Vec<ModeRow>,
+    /// The mode a session starts in when a person gives none.
+    start_mode: Option<permissions::Mode>,
     /// What the policy itself leaves open.
     advice: Vec<String>,
     /// Every warning the policy read gave, as `policy show` lists them: salvage and
@@ -182,6 +201,7 @@ impl AuditReport {
     /// this is not 0.
     pub(crate) fn breaches(&self) -> usize {
         self.rows.iter().filter(|r| !r.seated.held).count()
+            + self.modes.iter().map(|m| m.breached.len()).sum::<usize>()
             + self
                 .person_mods
                 .iter()
@@ -242,6 +262,9 @@ impl AuditReport {
                     r.verdict(),
                 ]));
             }
+        }
+        for l in self.render_controls() {
+            line(&l);
         }
         if !self.not_exercised.is_empty() {
             line("");
@@ -358,6 +381,66 @@ impl AuditReport {
         out
     }
 
+    /// The modes section (HOLDS or BREACH: the security default's holds in each mode)
+    /// and the engine's controls ("in force" or "not in force").
+    fn render_controls(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let indent = |text: &str, out: &mut Vec<String>| {
+            for l in wrap(text, WIDTH - 2, "  ") {
+                out.push(format!("  {l}"));
+            }
+        };
+        if !self.modes.is_empty() {
+            out.push(String::new());
+            let start = self
+                .start_mode
+                .map_or_else(|| "no session".to_owned(), |m| m.as_str().to_owned());
+            out.extend(wrap(
+                &format!(
+                    "modes a person could start in: {} (the table above ran in {start}, the                      mode a session starts in; the rule attacks ran again, seated, in each):",
+                    self.modes.len()
+                ),
+                WIDTH,
+                "  ",
+            ));
+            for m in &self.modes {
+                let verdict = if m.breached.is_empty() {
+                    "HOLDS"
+                } else {
+                    "BREACH"
+                };
+                let held = m.ran - m.breached.len();
+                let mut text = format!(
+                    "{}: {held} of {} rule attacks held: {verdict}",
+                    m.mode.as_str(),
+                    m.ran
+                );
+                if !m.breached.is_empty() {
+                    text.push_str(&format!(" ({})", m.breached.join("; ")));
+                }
+                indent(&text, &mut out);
+            }
+        }
+        if !self.controls.is_empty() {
+            out.push(String::new());
+            out.extend(wrap(
+                &format!(
+                    "the engine's other controls: {} (exercised; the engine enforces them, not the                      security default):",
+                    self.controls.len()
+                ),
+                WIDTH,
+                "  ",
+            ));
+            for c in &self.controls {
+                indent(
+                    &format!("{}: {}: {}", c.key, c.standing.as_str(), c.meaning),
+                    &mut out,
+                );
+            }
+        }
+        out
+    }
+
     /// How the hooks were run, in words (the hooks section's heading).
     fn hooks_run_as(&self) -> String {
         match self.hook_runner {
@@ -401,12 +484,15 @@ impl AuditReport {
                 out.push(format!("    {l}"));
             }
             let list = h.attacks.join(", ");
-            let about = if h.event != PRE_TOOL_USE {
+            let about = if h.event != PRE_TOOL_USE && h.rows > 0 {
                 format!(
-                    "not exercised: no attack raises {} (the audit raises tool.check, which runs \
-                     PreToolUse hooks only)",
-                    h.event
+                    "exercised on classic.{}: a person's plugin answered in the organization's \
+                     hooks' place (row {list}); the command itself is {}",
+                    h.event,
+                    if ran { "run" } else { "not run" }
                 )
+            } else if h.event != PRE_TOOL_USE {
+                format!("not exercised: no attack raises classic.{}", h.event)
             } else if h.rows == 0 {
                 "not exercised: no attack's tool call matches it".to_owned()
             } else if let Some(why) = &h.unrunnable {
@@ -494,6 +580,18 @@ impl AuditReport {
             "not_exercised": not_exercised,
             "inert_rules": inert,
             "evaded_by_shell_variants": evaded,
+            "modes": self.modes.iter().map(|m| json!({
+                "mode": m.mode.as_str(),
+                "rule_attacks": m.ran,
+                "breached": m.breached,
+                "result": if m.breached.is_empty() { "HOLDS" } else { "BREACH" },
+            })).collect::<Vec<_>>(),
+            "start_mode": self.start_mode.map(permissions::Mode::as_str),
+            "controls": self.controls.iter().map(|c| json!({
+                "key": c.key,
+                "standing": c.standing.as_str(),
+                "meaning": c.meaning,
+            })).collect::<Vec<_>>(),
             "advice": self.advice,
             "policy_warnings": self.warnings.len(),
             "warnings": self.warnings,
@@ -639,7 +737,8 @@ pub(crate) fn mod_holds(
             Vec::new(),
         )
         .map_err(|e| AuditError::BadInput(e.to_string()))?;
-        let (catalogue, _) = attacks::catalogue(folder, &policy, &oracle);
+        let (catalogue, _) =
+            attacks::catalogue(folder, &policy, &oracle, &indicatif::ProgressBar::hidden());
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let mods =
             person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
@@ -695,7 +794,16 @@ fn audit_folder(
     };
     let oracle = start(false)?;
     let seated = start(true)?.is_seated();
-    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle);
+    let m = policy.managed();
+    let open_modes = controls::open_modes(&m);
+    let progress = crate::progress_bar(
+        (m.deny.len() + m.ask.len()) as u64,
+        "audit {bar:30} {pos}/{len} {msg} ({eta})",
+    );
+    progress.set_message("rules tried");
+    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle, &progress);
+    progress.inc_length((catalogue.len() * (1 + open_modes.len())) as u64);
+    progress.set_message("attacks run");
     let person = if person_inputs.is_empty() {
         person::PersonMods::default()
     } else {
@@ -707,17 +815,48 @@ fn audit_folder(
     let rows = catalogue
         .iter()
         .enumerate()
-        .map(|(i, attack)| Row {
-            family: attack.family,
-            attack: attack.label.clone(),
-            detail: attack.detail.clone(),
-            unseated: sessions.run(false, attack, 10_000 + i),
-            seated: sessions.run(true, attack, 10_000 + i),
+        .map(|(i, attack)| {
+            progress.inc(1);
+            Row {
+                family: attack.family,
+                attack: attack.label.clone(),
+                detail: attack.detail.clone(),
+                unseated: sessions.run(false, attack, 10_000 + i),
+                seated: sessions.run(true, attack, 10_000 + i),
+            }
         })
         .collect();
+    let start_mode = Some(oracle.session().core().facts().mode);
+    progress.set_message("modes");
+    let modes: Vec<ModeRow> = open_modes
+        .into_iter()
+        .map(|mode| {
+            let mut row = ModeRow {
+                mode,
+                ran: 0,
+                breached: Vec::new(),
+            };
+            for (i, attack) in catalogue.iter().enumerate() {
+                progress.inc(1);
+                if let Some(arm) = sessions.run_lifted_in(mode, attack, 30_000 + i) {
+                    row.ran += 1;
+                    if !arm.held {
+                        row.breached
+                            .push(format!("{}: {}", attack.label, arm.achieved));
+                    }
+                }
+            }
+            row
+        })
+        .filter(|row| row.ran > 0)
+        .collect();
+    drop(sessions);
+    progress.finish_and_clear();
+    let (controls, more_not_exercised) = controls::engine_controls(&policy, &m, folder);
+    let mut not_exercised = found.not_exercised;
+    not_exercised.extend(more_not_exercised);
     let pinned = attacks::pinned_names(&catalogue);
     let person_mods = person::mod_reports(folder, &catalogue, &person, hooks, &pinned);
-    let m = policy.managed();
     let hook_rows = hook_rows(&policy, folder, &catalogue);
     Ok(AuditReport {
         heading,
@@ -726,7 +865,10 @@ fn audit_folder(
         seated,
         seating: seating(&policy, seated),
         rows,
-        not_exercised: found.not_exercised,
+        not_exercised,
+        controls,
+        modes,
+        start_mode,
         inert: found.inert,
         evaded: found.evaded,
         hook_runner: hooks,
@@ -770,6 +912,11 @@ fn hook_rows(policy: &Policy, folder: &Path, catalogue: &[Attack]) -> Vec<HookRo
         .map(|h| {
             let mut labels: Vec<String> = Vec::new();
             let mut rows = 0;
+            let label = attacks::managed_hook_label(&h.event);
+            if h.event != PRE_TOOL_USE && catalogue.iter().any(|a| a.label == label) {
+                rows = 1;
+                labels.push(label);
+            }
             if h.event == PRE_TOOL_USE {
                 for attack in catalogue {
                     let Some(call) = attack.call() else { continue };

@@ -263,6 +263,21 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A progress bar on standard error when it is a terminal, drawn with `template`
+/// (indicatif's); hidden when standard error is piped or a file, so reports and
+/// snapshots never carry it (issue #16, #17 item 4).
+pub(crate) fn progress_bar(total: u64, template: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 fn main() -> ExitCode {
     ExitCode::from(run())
 }

@@ -209,8 +209,10 @@ pub fn first_word(text: &str, case_insensitive: bool) -> String {
 }
 
 /// The first `n` words of `text` (split at single spaces, as [`first_word`]), joined
-/// by one space and folded: the key [`Wildcard::two_word_key`] is compared to, for
-/// `n = 2`. A text of fewer words gives what it has.
+/// by one space and folded: the key [`Wildcard::word_key`] is compared to, with the
+/// key's word count as `n`. A text of fewer words gives what it has.
+///
+/// SPEC §4 (the rule index, issue #17 item 4).
 #[must_use]
 pub fn first_words(text: &str, n: usize, case_insensitive: bool) -> String {
     let mut out = String::new();

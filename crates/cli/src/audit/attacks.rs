@@ -38,6 +38,9 @@ pub(super) enum Family {
     ImpersonateServer,
     /// A person's plugin registers a tool whose name folds to an org plugin (SPEC §3.4).
     ImpersonatePlugin,
+    /// A person's plugin registers a tool under an allowed and an unlisted server
+    /// while `allowedMcpServers` is set (SPEC §3.4 step 3).
+    AllowlistRegister,
     /// A person's plugin rewrites managed content, a settings read or a compaction (SPEC §3.1, §3.2).
     RewriteManaged,
     /// A person's module is loaded under `allowManagedModsOnly` (SPEC §3.9).
@@ -47,12 +50,13 @@ pub(super) enum Family {
 /// Names and headings of the families.
 impl Family {
     /// Every family, in report order.
-    pub(super) const ALL: [Family; 7] = [
+    pub(super) const ALL: [Family; 8] = [
         Family::LiftRule,
         Family::RewordVerdict,
         Family::PinnedVariable,
         Family::ImpersonateServer,
         Family::ImpersonatePlugin,
+        Family::AllowlistRegister,
         Family::RewriteManaged,
         Family::LoadModule,
     ];
@@ -65,6 +69,7 @@ impl Family {
             Family::PinnedVariable => "pinned-variable",
             Family::ImpersonateServer => "impersonate-mcp-server",
             Family::ImpersonatePlugin => "impersonate-org-plugin",
+            Family::AllowlistRegister => "register-under-allowlist",
             Family::RewriteManaged => "rewrite-managed-content",
             Family::LoadModule => "load-person-module",
         }
@@ -87,6 +92,9 @@ impl Family {
             }
             Family::ImpersonatePlugin => {
                 "org plugins: a person's plugin registers a tool folding to one"
+            }
+            Family::AllowlistRegister => {
+                "allowedMcpServers: a person's plugin registers under an allowed or unlisted server"
             }
             Family::RewriteManaged => {
                 "managed content: a person's plugin rewrites what the engine made"
@@ -124,7 +132,7 @@ enum Kind {
     /// A held event the engine raises with `core` as its answer; the person's plugin
     /// answers `attacker` (SPEC §3.1, §3.2).
     Content {
-        event: &'static str,
+        event: String,
         fields: Value,
         core: Option<Value>,
         attacker: Value,
@@ -147,7 +155,7 @@ pub(super) struct Attack {
 /// What an attack raises.
 impl Attack {
     /// The event the attack raises (SPEC §1.5).
-    pub(super) fn event(&self) -> &'static str {
+    pub(super) fn event(&self) -> &str {
         match &self.kind {
             Kind::Verdict { .. } => names::TOOL_CHECK,
             Kind::EnvWrite { .. } => names::ENV_SET,
@@ -317,6 +325,7 @@ pub(super) fn catalogue(
     folder: &Path,
     policy: &Policy,
     oracle: &BlockingSession,
+    progress: &indicatif::ProgressBar,
 ) -> (Vec<Attack>, RuleFindings) {
     let m = policy.managed();
     let mut attacks = Vec::new();
@@ -330,6 +339,7 @@ pub(super) fn catalogue(
         .chain(m.ask.iter().map(|r| (Decision::Ask, r)));
     let mut exercised = Vec::new();
     for (behavior, rule) in rules {
+        progress.inc(1);
         let key = (behavior, rule.trim().to_owned());
         if !seen.insert(key) {
             continue;
@@ -391,7 +401,9 @@ pub(super) fn catalogue(
     attacks.extend(env_attacks(&m));
     attacks.extend(server_attacks(&m));
     attacks.extend(plugin_attacks(&m));
+    attacks.extend(allowlist_attacks(&m));
     attacks.extend(content_attacks());
+    attacks.extend(managed_hook_attacks(policy));
     if m.options.allow_managed_mods_only {
         attacks.push(Attack {
             family: Family::LoadModule,
@@ -431,7 +443,10 @@ fn strict_verdict(
     n: &mut usize,
 ) -> Option<Verdict> {
     *n += 1;
-    verdict_of(&oracle.raise(tool_check(call, *n))).filter(|v| v.decision >= behavior)
+    let v = verdict_of(&oracle.raise(tool_check(call, *n)));
+    // Nobody reads the oracle's lines: they must not pile up over a large policy.
+    drop(oracle.session().take_log());
+    v.filter(|v| v.decision >= behavior)
 }
 
 /// Whether `v` is decided by `rule` itself, as `behavior`.
@@ -718,6 +733,75 @@ fn plugin_attacks(m: &ManagedSettings) -> Vec<Attack> {
     out
 }
 
+/// Where `allowedMcpServers` is set (even empty), every `user` registration is
+/// refused (SPEC §3.4 step 3): one registration under a server it allows (its first
+/// `serverName`), one under a server it does not list.
+fn allowlist_attacks(m: &ManagedSettings) -> Vec<Attack> {
+    let Some(list) = &m.allowed_mcp_servers else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let allowed = list
+        .iter()
+        .find_map(|e| e.get("serverName").and_then(Value::as_str));
+    if let Some(server) = allowed {
+        out.push(register_attack(
+            Family::AllowlistRegister,
+            &format!("allowed server {server}"),
+            server.to_owned(),
+            "allowedMcpServers",
+        ));
+    }
+    out.push(register_attack(
+        Family::AllowlistRegister,
+        "unlisted server person-tools",
+        "person-tools".to_owned(),
+        "allowedMcpServers",
+    ));
+    out
+}
+
+/// The events of the policy's classic hooks other than `PreToolUse` (which the
+/// content attacks always cover), in the order the policy lists them.
+pub(super) fn managed_hook_events(policy: &Policy) -> Vec<String> {
+    policy
+        .settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .map(|hooks| {
+            hooks
+                .keys()
+                .filter(|e| e.as_str() != permissions::classic::PRE_TOOL_USE)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The label of the attack on the answer of the organization's `event` hooks.
+pub(super) fn managed_hook_label(event: &str) -> String {
+    format!("classic.{event} (org settings hook)")
+}
+
+/// One attack per event the policy's classic hooks are on (issue #17 item 3): a
+/// person's plugin answers `classic.<Event>` in the organization's hooks' place
+/// (SPEC §3.1: `classic.*` is held).
+fn managed_hook_attacks(policy: &Policy) -> Vec<Attack> {
+    managed_hook_events(policy)
+        .iter()
+        .map(|event| {
+            content(
+                &format!("classic.{event}"),
+                &managed_hook_label(event),
+                json!({}),
+                Some(json!({"additionalContext": [format!("the organization's {event} hook")]})),
+                json!({}),
+                true,
+            )
+        })
+        .collect()
+}
+
 /// The held events of SPEC §3.1 and the held doors of §3.2, each rewritten by a
 /// person's plugin; a compaction is answered without calling `next`.
 fn content_attacks() -> Vec<Attack> {
@@ -834,7 +918,7 @@ fn content_attacks() -> Vec<Attack> {
 
 /// One managed-content attack.
 fn content(
-    event: &'static str,
+    event: &str,
     label: &str,
     fields: Value,
     core: Option<Value>,
@@ -846,7 +930,7 @@ fn content(
         label: label.to_owned(),
         detail: json!({"event": event, "fields": fields, "core": core, "attacker_answer": attacker}),
         kind: Kind::Content {
-            event,
+            event: event.to_owned(),
             fields,
             core,
             attacker,
@@ -941,6 +1025,8 @@ pub(super) struct ArmSessions<'p> {
     person: &'p dyn Fn() -> Vec<Listed>,
     /// The shared sessions by their key, or why one could not start.
     shared: Vec<(SharedKey, Result<BlockingSession, String>)>,
+    /// Sessions with no person's plugins, unseated, by the mode they started in.
+    oracles: Vec<(Mode, Result<BlockingSession, String>)>,
 }
 
 /// A shared session's key: seated or not, the mode it was started in (`None`: the
@@ -960,6 +1046,7 @@ impl<'p> ArmSessions<'p> {
             hooks,
             person,
             shared: Vec::new(),
+            oracles: Vec::new(),
         }
     }
 
@@ -1006,6 +1093,53 @@ impl<'p> ArmSessions<'p> {
             Some(Err(e)) => Arm::new(format!("no session: {e}"), false),
             None => Arm::new("no session", false),
         }
+    }
+
+    /// A lifting verdict attack run again, seated, in a session a person started in
+    /// `mode` (issue #17 item 3: every mode a person could start in), judged against
+    /// the verdict a session in that mode gives with no person's plugins; `None` for
+    /// the other attacks.
+    pub(super) fn run_lifted_in(&mut self, mode: Mode, attack: &Attack, n: usize) -> Option<Arm> {
+        let Kind::Verdict {
+            call,
+            attacker: VerdictAttacker::Lift,
+            ..
+        } = &attack.kind
+        else {
+            return None;
+        };
+        let at = match self.oracles.iter().position(|(m, _)| *m == mode) {
+            Some(at) => at,
+            None => {
+                let config = SessionConfig {
+                    mode: Some(mode),
+                    ..config(self.folder, false, self.hooks)
+                };
+                let session = BlockingSession::start(config, Vec::new()).map_err(|e| e.to_string());
+                self.oracles.push((mode, session));
+                self.oracles.len() - 1
+            }
+        };
+        let oracle = match self.oracles.get(at).map(|(_, s)| s) {
+            Some(Ok(session)) => {
+                let v = verdict_of(&session.raise(tool_check(call, n)));
+                drop(session.session().take_log());
+                v
+            }
+            _ => None,
+        };
+        let Some(oracle) = oracle else {
+            return Some(Arm::new("no oracle verdict", false));
+        };
+        let with_oracle = Attack {
+            kind: Kind::Verdict {
+                call: call.clone(),
+                oracle,
+                attacker: VerdictAttacker::Lift,
+            },
+            ..attack.clone()
+        };
+        Some(self.run_in(Some(mode), true, &with_oracle, n))
     }
 
     /// A session in `mode` with `plugin` and the person's real plugins as its `user`
@@ -1103,7 +1237,7 @@ fn judge_arm(session: &BlockingSession, attack: &Attack, id: &str, n: usize) -> 
             };
             let answer = session
                 .raise_traced(
-                    SessionRaise::new(Event::from_value(*event, fields.clone()))
+                    SessionRaise::new(Event::from_value(event.as_str(), fields.clone()))
                         .core_answer(core.clone()),
                 )
                 .and_then(|r| r.answer.map_err(RaiseError::Chain));

@@ -74,6 +74,9 @@ fn the_example_holds_and_its_control_breaches_in_every_family() {
         if family == Family::LoadModule {
             continue; // allowManagedModsOnly is off in the example: see the next test
         }
+        if family == Family::AllowlistRegister {
+            continue; // no allowedMcpServers in the example: see every_control_is_exercised_or_named
+        }
         let rows: Vec<&Row> = report.rows.iter().filter(|r| r.family == family).collect();
         assert!(!rows.is_empty(), "no {family:?} rows");
         for r in rows {
@@ -370,8 +373,11 @@ fn the_policys_hooks_are_listed_with_the_attacks_they_were_not_exercised_against
         text.contains("not exercised against 2 attack(s): deny Bash(rm:*)"),
         "{text}"
     );
+    // A hook on another event: a person's plugin answers its event in its place
+    // (issue #17 item 3); the command itself is not run.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        text.contains("not exercised: no attack raises SessionStart"),
+        flat.contains("exercised on classic.SessionStart: a person's plugin answered in the organization's hooks' place (row classic.SessionStart (org settings hook)); the command itself is not run"),
         "{text}"
     );
     let j = report.to_json();
@@ -422,4 +428,237 @@ fn snapshot_example() {
 fn snapshot_hardening() {
     let report = audit(&real_inputs().join("hardening"));
     insta::assert_snapshot!("audit_hardening", relative(&report.render()));
+}
+
+/// The sections after the attack table (issue #17): what the table does not show.
+fn after_table(rendered: &str) -> String {
+    let mut lines = rendered.lines().skip_while(|l| !l.starts_with("-----"));
+    let rest: Vec<&str> = lines.by_ref().skip_while(|l| !l.is_empty()).collect();
+    rest.join("\n")
+}
+
+#[test]
+fn snapshot_the_new_sections_on_every_real_folder() {
+    let mut folders: Vec<PathBuf> = fs::read_dir(real_inputs())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let mut out = String::new();
+    for f in &folders {
+        let report = audit(f);
+        out.push_str(&format!(
+            "== {}\n{}\n\n",
+            f.file_name().unwrap().to_string_lossy(),
+            after_table(&report.render())
+        ));
+    }
+    insta::assert_snapshot!("audit_real_folders_sections", relative(&out));
+}
+
+/// A policy setting the controls no real folder here sets (the issue's field policies
+/// did): an MCP allowlist and denylist, a managed `defaultMode`, `disableAllHooks`,
+/// `strictKnownMarketplaces`, hooks on other events, and rules people write wrong.
+fn controls_policy(extra: &Value) -> tempfile::TempDir {
+    let mut settings = json!({
+        "permissions": {
+            "deny": ["Bash(curl*|wget*)", "Bash(> /dev/sda*)", "Bash(curl *)", "Read(~/.ssh/**)", "Read(C:/Users/**)"],
+            "ask": ["Bash(git push:*)"],
+            "defaultMode": "acceptEdits"
+        },
+        "allowedMcpServers": [{"serverName": "github"}],
+        "deniedMcpServers": [{"serverName": "filesystem"}],
+        "disableAllHooks": true,
+        "strictKnownMarketplaces": [{"source": "github", "repo": "acme/plugins"}],
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "audit-stop"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "scan"}]}]
+        }
+    });
+    if let (Some(s), Some(e)) = (settings.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            s.insert(k.clone(), v.clone());
+        }
+    }
+    folder(&settings, None)
+}
+
+#[test]
+fn inert_rules_are_named_with_why_and_never_read_holds() {
+    let dir = controls_policy(&json!({}));
+    let report = audit(dir.path());
+    let inert: Vec<(&str, &str)> = report
+        .inert
+        .iter()
+        .map(|r| (r.rule.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(inert.len(), 3, "{inert:?}");
+    assert!(inert[0].0 == "Bash(curl*|wget*)" && inert[0].1.contains("a literal `|`"));
+    assert!(
+        inert[1].0 == "Bash(> /dev/sda*)" && inert[1].1.contains("a redirect is not a command")
+    );
+    assert!(inert[2].0 == "Read(C:/Users/**)" && inert[2].1.contains("Windows path"));
+    for (rule, _) in &inert {
+        assert!(
+            report.rows.iter().all(|r| !r.attack.ends_with(rule)),
+            "an inert rule has no HOLDS row: {rule}"
+        );
+    }
+    // The rules people write right are attacked with the calls they run.
+    let curl = report
+        .rows
+        .iter()
+        .find(|r| r.attack == "deny Bash(curl *)")
+        .unwrap();
+    assert_eq!(
+        curl.detail["call"]["input"]["command"],
+        "curl https://example.invalid"
+    );
+    assert!(curl.seated.held && !curl.unseated.held);
+    let json = report.to_json();
+    assert_eq!(json["inert_rules"].as_array().unwrap().len(), 3);
+    assert!(report.render().contains("inert rules: 3"));
+}
+
+#[test]
+fn every_control_is_exercised_or_named() {
+    let dir = controls_policy(&json!({}));
+    let report = audit(dir.path());
+    assert_eq!(report.breaches(), 0, "{:?}", breached(&report));
+    // allowedMcpServers: a person's registration under an allowed and an unlisted
+    // server is refused seated; the control shows the breach it prevents.
+    let allowlist: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| r.family == Family::AllowlistRegister)
+        .collect();
+    assert_eq!(allowlist.len(), 2);
+    for r in &allowlist {
+        assert!(r.seated.held && !r.unseated.held, "{r:?}");
+    }
+    // Managed hooks on every event: each event's answer is attacked.
+    for event in ["Stop", "UserPromptSubmit"] {
+        let label = attacks::managed_hook_label(event);
+        let row = report.rows.iter().find(|r| r.attack == label).unwrap();
+        assert!(row.seated.held && !row.unseated.held);
+    }
+    // The engine's controls read in force, with what that means.
+    let keys: Vec<(&str, &str)> = report
+        .controls
+        .iter()
+        .map(|c| (c.key.as_str(), c.standing.as_str()))
+        .collect();
+    for key in [
+        "disableAllHooks",
+        "strictKnownMarketplaces",
+        "permissions.defaultMode",
+    ] {
+        assert!(keys.contains(&(key, "in force")), "{key}: {keys:?}");
+    }
+    assert!(report
+        .not_exercised
+        .iter()
+        .any(|n| n.rule == "deniedMcpServers" && n.behavior == "control"));
+    // Every mode a person could start in, the managed defaultMode first of all.
+    assert_eq!(report.start_mode, Some(permissions::Mode::AcceptEdits));
+    let modes: Vec<&str> = report.modes.iter().map(|m| m.mode.as_str()).collect();
+    assert_eq!(
+        modes,
+        [
+            "default",
+            "acceptEdits",
+            "plan",
+            "dontAsk",
+            "bypassPermissions",
+            "auto"
+        ]
+    );
+    assert!(report
+        .modes
+        .iter()
+        .all(|m| m.ran == 3 && m.breached.is_empty()));
+
+    // With bypass disabled, that mode is closed and the refusal is exercised.
+    let dir = controls_policy(&json!({
+        "permissions": {
+            "deny": ["Bash(curl *)"],
+            "defaultMode": "bypassPermissions",
+            "disableBypassPermissionsMode": "disable"
+        },
+        "disableAllHooks": false
+    }));
+    let report = audit(dir.path());
+    for event in ["Stop", "UserPromptSubmit"] {
+        let hook = report.hooks.iter().find(|h| h.event == event).unwrap();
+        assert_eq!(hook.attacks, vec![attacks::managed_hook_label(event)]);
+        assert_eq!(hook.rows, 1);
+    }
+    assert_eq!(report.start_mode, Some(permissions::Mode::Default));
+    assert!(report
+        .modes
+        .iter()
+        .all(|m| m.mode != permissions::Mode::BypassPermissions));
+    let standing = |key: &str| {
+        report
+            .controls
+            .iter()
+            .find(|c| c.key == key)
+            .map(|c| (c.standing.as_str(), c.meaning.clone()))
+            .unwrap()
+    };
+    assert_eq!(
+        standing("permissions.disableBypassPermissionsMode").0,
+        "in force"
+    );
+    let (s, meaning) = standing("permissions.defaultMode");
+    assert_eq!(s, "in force");
+    assert!(meaning.contains("refused"), "{meaning}");
+}
+
+#[test]
+fn a_marketplace_allowlist_that_lets_a_persons_in_is_not_in_force() {
+    let dir = controls_policy(&json!({
+        "strictKnownMarketplaces": [{"source": "hostPattern", "hostPattern": ".*"}]
+    }));
+    let report = audit(dir.path());
+    let c = report
+        .controls
+        .iter()
+        .find(|c| c.key == "strictKnownMarketplaces")
+        .unwrap();
+    assert_eq!(c.standing.as_str(), "not in force", "{c:?}");
+}
+
+#[test]
+fn every_policy_warning_is_listed_as_policy_show_lists_it() {
+    let folder = real_inputs().join("hardening");
+    let report = audit(&folder);
+    let policy = read(&folder).unwrap();
+    let shown = crate::policy_show::view(&ManagedLocation::Explicit(folder.clone()), &policy);
+    assert!(!shown.warnings.is_empty());
+    assert_eq!(report.warnings.len(), shown.warnings.len());
+    assert_eq!(report.to_json()["policy_warnings"], shown.warnings.len());
+    let rendered = report
+        .render()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for w in &shown.warnings {
+        let text = w
+            .line_text()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(rendered.contains(&text), "{text}");
+    }
+}
+
+#[test]
+fn snapshot_controls() {
+    let dir = controls_policy(&json!({}));
+    let text = audit(dir.path())
+        .render()
+        .replace(&dir.path().display().to_string(), "<managed>");
+    insta::assert_snapshot!("audit_controls", after_table(&text));
 }

@@ -666,17 +666,7 @@ fn open_regular(path: &Path) -> Result<std::fs::File, String> {
 /// A progress bar on standard error when it is a terminal (the bytes read of all
 /// transcripts); hidden when piped.
 fn progress(total: u64) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "replay {bar:30} {bytes}/{total_bytes} {msg} ({eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
+    crate::progress_bar(total, "replay {bar:30} {bytes}/{total_bytes} {msg} ({eta})")
 }
 
 /// One call waiting for its result.
