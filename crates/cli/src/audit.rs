@@ -737,8 +737,13 @@ pub(crate) fn mod_holds(
             Vec::new(),
         )
         .map_err(|e| AuditError::BadInput(e.to_string()))?;
-        let (catalogue, _) =
-            attacks::catalogue(folder, &policy, &oracle, &indicatif::ProgressBar::hidden());
+        let (catalogue, _) = attacks::catalogue(
+            folder,
+            &policy,
+            &oracle,
+            HookRunner::NotRun,
+            &indicatif::ProgressBar::hidden(),
+        );
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let mods =
             person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
@@ -801,8 +806,8 @@ fn audit_folder(
         "audit {bar:30} {pos}/{len} {msg} ({eta})",
     );
     progress.set_message("rules tried");
-    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle, &progress);
-    progress.inc_length((catalogue.len() * (1 + open_modes.len())) as u64);
+    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle, hooks, &progress);
+    progress.inc_length(catalogue.len() as u64);
     progress.set_message("attacks run");
     let person = if person_inputs.is_empty() {
         person::PersonMods::default()
@@ -811,46 +816,70 @@ fn audit_folder(
         person::PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
     };
     let listed = || person.listed();
-    let mut sessions = attacks::ArmSessions::new(folder, hooks, &listed);
-    let rows = catalogue
-        .iter()
-        .enumerate()
-        .map(|(i, attack)| {
-            progress.inc(1);
-            Row {
-                family: attack.family,
-                attack: attack.label.clone(),
-                detail: attack.detail.clone(),
-                unseated: sessions.run(false, attack, 10_000 + i),
-                seated: sessions.run(true, attack, 10_000 + i),
-            }
-        })
-        .collect();
     let start_mode = Some(oracle.session().core().facts().mode);
-    progress.set_message("modes");
-    let modes: Vec<ModeRow> = open_modes
-        .into_iter()
-        .map(|mode| {
-            let mut row = ModeRow {
-                mode,
-                ran: 0,
-                breached: Vec::new(),
-            };
-            for (i, attack) in catalogue.iter().enumerate() {
-                progress.inc(1);
-                if let Some(arm) = sessions.run_lifted_in(mode, attack, 30_000 + i) {
-                    row.ran += 1;
-                    if !arm.held {
-                        row.breached
-                            .push(format!("{}: {}", attack.label, arm.achieved));
-                    }
+    // Two threads, one per core (issue #17 item 4), each taking every other attack
+    // with sessions of its own; each attack runs in every mode right after its row, so
+    // its command is parsed once, not once per pass over the whole catalogue.
+    // The policy's own hooks, when run, run one at a time, as in a session.
+    let threads = !matches!(hooks, HookRunner::Sandboxed { .. });
+    let part = |first: usize| {
+        run_part(
+            folder,
+            hooks,
+            &listed,
+            &catalogue,
+            first,
+            &open_modes,
+            &progress,
+        )
+    };
+    let (mut rows, mut modes) = std::thread::scope(|scope| {
+        let (mine, other) = if threads {
+            let other = scope.spawn(|| part(1));
+            (part(0), other.join().ok())
+        } else {
+            (part(0), Some(part(1)))
+        };
+        let theirs = other.unwrap_or_else(|| Part {
+            rows: Vec::new(),
+            // Its rows are missing: counted as a breach, never as held.
+            modes: vec![PartMode {
+                mode: permissions::Mode::Default,
+                ran: 1,
+                breached: vec![(
+                    usize::MAX,
+                    "the thread running half the attacks failed: their rows are missing".to_owned(),
+                )],
+            }],
+        });
+        let mut rows = mine.rows;
+        rows.extend(theirs.rows);
+        let mut modes = mine.modes;
+        for more in theirs.modes {
+            match modes.iter_mut().find(|m| m.mode == more.mode) {
+                Some(m) => {
+                    m.ran += more.ran;
+                    m.breached.extend(more.breached);
                 }
+                None => modes.push(more),
             }
-            row
+        }
+        (rows, modes)
+    });
+    rows.sort_by_key(|(i, _)| *i);
+    let rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
+    modes.retain(|m| m.ran > 0);
+    for m in &mut modes {
+        m.breached.sort_by_key(|(i, _)| *i);
+    }
+    let modes: Vec<ModeRow> = modes
+        .into_iter()
+        .map(|m| ModeRow {
+            mode: m.mode,
+            ran: m.ran,
+            breached: m.breached.into_iter().map(|(_, b)| b).collect(),
         })
-        .filter(|row| row.ran > 0)
         .collect();
-    drop(sessions);
     progress.finish_and_clear();
     let (controls, more_not_exercised) = controls::engine_controls(&policy, &m, folder);
     let mut not_exercised = found.not_exercised;
@@ -883,6 +912,69 @@ fn audit_folder(
         person_mods,
         loading_lines: person.lines,
     })
+}
+
+/// What one thread of the audit ran: its rows and its share of each mode, each with
+/// the attack's position in the catalogue.
+struct Part {
+    rows: Vec<(usize, Row)>,
+    modes: Vec<PartMode>,
+}
+
+/// One mode's share of a [`Part`].
+struct PartMode {
+    mode: permissions::Mode,
+    ran: usize,
+    breached: Vec<(usize, String)>,
+}
+
+/// Runs every other attack of `catalogue` from `first` (0 or 1) unseated and seated,
+/// and each lifting rule attack again, seated, in every mode of `modes` (issue #17
+/// items 3 and 4), in sessions of its own.
+fn run_part(
+    folder: &Path,
+    hooks: HookRunner,
+    listed: &(dyn Fn() -> Vec<session::Listed> + Sync),
+    catalogue: &[Attack],
+    first: usize,
+    modes: &[permissions::Mode],
+    progress: &indicatif::ProgressBar,
+) -> Part {
+    let mut sessions = attacks::ArmSessions::new(folder, hooks, listed);
+    let mut part = Part {
+        rows: Vec::new(),
+        modes: modes
+            .iter()
+            .map(|mode| PartMode {
+                mode: *mode,
+                ran: 0,
+                breached: Vec::new(),
+            })
+            .collect(),
+    };
+    for (i, attack) in catalogue.iter().enumerate().skip(first).step_by(2) {
+        progress.inc(1);
+        part.rows.push((
+            i,
+            Row {
+                family: attack.family,
+                attack: attack.label.clone(),
+                detail: attack.detail.clone(),
+                unseated: sessions.run(false, attack, 10_000 + i),
+                seated: sessions.run(true, attack, 10_000 + i),
+            },
+        ));
+        for m in &mut part.modes {
+            if let Some(arm) = sessions.run_lifted_in(m.mode, attack, 30_000 + i) {
+                m.ran += 1;
+                if !arm.held {
+                    m.breached
+                        .push((i, format!("{}: {}", attack.label, arm.achieved)));
+                }
+            }
+        }
+    }
+    part
 }
 
 /// The policy's classic hooks (SPEC §4 "Classic hooks"), each with the attacks whose

@@ -18,6 +18,49 @@ use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+/// Rules and classic hooks compiled from one set of settings sources, with the
+/// warnings the compiling gave.
+struct Compiled {
+    sources: Vec<(SettingsSource, Value)>,
+    rules: Arc<RuleSet>,
+    rule_warnings: Vec<permissions::RuleWarning>,
+    hooks: Arc<ClassicHooks>,
+    hook_warnings: Vec<classic::HookWarning>,
+}
+
+/// How many compiled sets of sources the process keeps.
+const COMPILED_KEPT: usize = 4;
+
+/// The sets of sources compiled last, shared by every session of the process: sessions
+/// on the same policy and settings (an audit starts dozens, issue #17 item 4; an
+/// embedder one per conversation) compile its rules once. Compiling is a pure function
+/// of the sources, so a session given equal sources gets equal rules.
+static COMPILED: std::sync::LazyLock<Mutex<Vec<Arc<Compiled>>>> =
+    std::sync::LazyLock::new(|| Mutex::new(Vec::new()));
+
+/// The rules and hooks of `sources`, compiled now or by an earlier session.
+fn compiled(sources: Vec<(SettingsSource, Value)>) -> Arc<Compiled> {
+    if let Some(c) = COMPILED.lock().iter().find(|c| c.sources == sources) {
+        return Arc::clone(c);
+    }
+    let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
+    let (rules, rule_warnings) = RuleSet::from_sources(&refs);
+    let (hooks, hook_warnings) = ClassicHooks::from_sources(&refs);
+    let c = Arc::new(Compiled {
+        sources,
+        rules: Arc::new(rules),
+        rule_warnings,
+        hooks: Arc::new(hooks),
+        hook_warnings,
+    });
+    let mut kept = COMPILED.lock();
+    if kept.len() >= COMPILED_KEPT {
+        kept.remove(0);
+    }
+    kept.push(Arc::clone(&c));
+    c
+}
+
 /// One line as finally written to the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LogLine {
@@ -251,26 +294,24 @@ impl SessionCore {
             SettingsSource::Policy,
             Value::Object(policy.settings.clone()),
         ));
-        let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
-        let (rules, warnings) = RuleSet::from_sources(&refs);
-        for w in warnings {
+        let compiled = compiled(sources);
+        for w in &compiled.rule_warnings {
             self.write(
                 Channel::Debug,
                 fnhooks::escaped_line(&format!(
                     "permission rule warning: {}",
-                    rule_warning_line(policy, &w)
+                    rule_warning_line(policy, w)
                 )),
             );
         }
-        let (hooks, warnings) = ClassicHooks::from_sources(&refs);
-        for w in warnings {
+        for w in &compiled.hook_warnings {
             self.write(
                 Channel::Debug,
                 fnhooks::escaped_line(&format!("classic hook warning: {w}")),
             );
         }
-        let rules = Arc::new(rules);
-        let hooks = Arc::new(hooks);
+        let rules = Arc::clone(&compiled.rules);
+        let hooks = Arc::clone(&compiled.hooks);
         *cached = Some(Rules {
             policy: Arc::clone(policy),
             rules: Arc::clone(&rules),

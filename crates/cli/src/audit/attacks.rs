@@ -325,12 +325,12 @@ pub(super) fn catalogue(
     folder: &Path,
     policy: &Policy,
     oracle: &BlockingSession,
+    hooks: HookRunner,
     progress: &indicatif::ProgressBar,
 ) -> (Vec<Attack>, RuleFindings) {
     let m = policy.managed();
     let mut attacks = Vec::new();
     let mut found = RuleFindings::default();
-    let mut n = 0usize;
     let mut seen: std::collections::HashSet<(Decision, String)> = Default::default();
     let rules = m
         .deny
@@ -338,13 +338,15 @@ pub(super) fn catalogue(
         .map(|r| (Decision::Deny, r))
         .chain(m.ask.iter().map(|r| (Decision::Ask, r)));
     let mut exercised = Vec::new();
-    for (behavior, rule) in rules {
-        progress.inc(1);
-        let key = (behavior, rule.trim().to_owned());
-        if !seen.insert(key) {
-            continue;
-        }
-        match exercise(folder, oracle, rule, behavior, &mut n) {
+    let todo: Vec<(Decision, &String)> = rules
+        .filter(|(behavior, rule)| {
+            progress.inc(1);
+            seen.insert((*behavior, rule.trim().to_owned()))
+        })
+        .collect();
+    let tried = try_rules(folder, oracle, &todo, hooks);
+    for ((behavior, rule), tried) in todo.into_iter().zip(tried) {
+        match tried {
             Tried::Met {
                 call,
                 verdict,
@@ -415,6 +417,53 @@ pub(super) fn catalogue(
     (attacks, found)
 }
 
+/// Tries every rule of `todo` ([`exercise`]), in order: the first half against
+/// `oracle`, the second on another thread against an oracle session of its own, so
+/// both of the machine's cores work (issue #17 item 4).
+fn try_rules(
+    folder: &Path,
+    oracle: &BlockingSession,
+    todo: &[(Decision, &String)],
+    hooks: HookRunner,
+) -> Vec<Tried> {
+    let facts = config(folder, false, hooks).facts;
+    let run = |oracle: &BlockingSession, part: &[(Decision, &String)], base: usize| {
+        let mut n = base;
+        part.iter()
+            .map(|(behavior, rule)| exercise(&facts, oracle, rule, *behavior, &mut n))
+            .collect::<Vec<Tried>>()
+    };
+    // The policy's own hooks, when run, run one at a time, as in a session.
+    if matches!(hooks, HookRunner::Sandboxed { .. }) {
+        return run(oracle, todo, 0);
+    }
+    let (first, second) = todo.split_at(todo.len() / 2);
+    if first.is_empty() {
+        return run(oracle, second, 0);
+    }
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| {
+            match BlockingSession::start(config(folder, false, hooks), Vec::new()) {
+                Ok(own) => run(&own, second, 1 << 40),
+                Err(e) => second
+                    .iter()
+                    .map(|_| Tried::NotMet(format!("no oracle session: {e}")))
+                    .collect(),
+            }
+        });
+        let mut out = run(oracle, first, 0);
+        match other.join() {
+            Ok(rest) => out.extend(rest),
+            Err(_) => out.extend(
+                second
+                    .iter()
+                    .map(|_| Tried::NotMet("the second oracle thread failed".to_owned())),
+            ),
+        }
+        out
+    })
+}
+
 /// What trying a deny or ask rule with realistic calls found (issue #17 item 2).
 enum Tried {
     /// A realistic call the oracle decides by the rule (or at least as strictly by
@@ -466,8 +515,8 @@ struct Alone {
 
 /// Asking one rule.
 impl Alone {
-    /// `rule` alone as a managed `behavior` rule, in a session's facts on `folder`.
-    fn new(folder: &Path, rule: &str, behavior: Decision) -> Self {
+    /// `rule` alone as a managed `behavior` rule, judged in `facts`.
+    fn new(facts: &permissions::SessionFacts, rule: &str, behavior: Decision) -> Self {
         let key = match behavior {
             Decision::Ask => "ask",
             _ => "deny",
@@ -477,7 +526,7 @@ impl Alone {
             permissions::RuleSet::from_sources(&[(permissions::SettingsSource::Policy, &settings)]);
         Alone {
             rules,
-            facts: config(folder, false, HookRunner::NotRun).facts,
+            facts: facts.clone(),
             rule: rule.trim().to_owned(),
             behavior,
         }
@@ -501,13 +550,13 @@ impl Alone {
 /// is named). A rule no realistic call meets is inert, with why; the shell variants of
 /// the call that get past the whole policy are listed.
 fn exercise(
-    folder: &Path,
+    facts: &permissions::SessionFacts,
     oracle: &BlockingSession,
     rule: &str,
     behavior: Decision,
     n: &mut usize,
 ) -> Tried {
-    let alone = Alone::new(folder, rule, behavior);
+    let alone = Alone::new(facts, rule, behavior);
     let candidates = synth::candidates(rule);
     let (realistic, literal): (Vec<Call>, Vec<Call>) = candidates
         .iter()
@@ -535,7 +584,10 @@ fn exercise(
             Some(command) if call.tool == "Bash" => synth::shell_variants(command)
                 .into_iter()
                 .filter(|variant| {
-                    strict_verdict(oracle, &Call::new_command(variant), behavior, n).is_none()
+                    // What the rule alone meets, the whole policy decides at least as
+                    // strictly: only the others need the oracle.
+                    let c = Call::new_command(variant);
+                    !alone.meets(&c) && strict_verdict(oracle, &c, behavior, n).is_none()
                 })
                 .collect(),
             _ => Vec::new(),
@@ -1022,7 +1074,7 @@ pub(super) struct ArmSessions<'p> {
     hooks: HookRunner,
     /// A person's real plugins seated beside the attacker in every session (`audit
     /// --plugin-dir`, issue #14 item 2), fresh for each session.
-    person: &'p dyn Fn() -> Vec<Listed>,
+    person: &'p (dyn Fn() -> Vec<Listed> + Sync),
     /// The shared sessions by their key, or why one could not start.
     shared: Vec<(SharedKey, Result<BlockingSession, String>)>,
     /// Sessions with no person's plugins, unseated, by the mode they started in.
@@ -1039,7 +1091,7 @@ impl<'p> ArmSessions<'p> {
     pub(super) fn new(
         folder: &'p Path,
         hooks: HookRunner,
-        person: &'p dyn Fn() -> Vec<Listed>,
+        person: &'p (dyn Fn() -> Vec<Listed> + Sync),
     ) -> Self {
         ArmSessions {
             folder,

@@ -36,22 +36,35 @@ pub async fn read(cx: &Cx) -> Result<Arc<ManagedSettings>, HookFailure> {
     }
 }
 
-/// The last answer typed, with its typed view. Keyed by the answer's identity: holding
-/// the answer keeps its address from being reused, so the same address is the same
-/// content. Shared by every instance of the plugin (each reads through its own chain; a
-/// view made for one answer is right for any holder of that very answer).
-static TYPED: Mutex<Option<(Reply, Arc<ManagedSettings>)>> = Mutex::new(None);
+/// The last answers typed, with their typed views, the most recent last. Keyed by the
+/// answer's identity: holding the answer keeps its address from being reused, so the
+/// same address is the same content. Shared by every instance of the plugin (each
+/// reads through its own chain; a view made for one answer is right for any holder of
+/// that very answer). Several are kept: sessions of one process that take turns (an
+/// audit's, issue #17 item 4; an embedder's conversations) each answer with their own
+/// object, and typing a large policy on every check would make each check as slow as
+/// the policy is long.
+static TYPED: Mutex<Vec<(Reply, Arc<ManagedSettings>)>> = Mutex::new(Vec::new());
+
+/// How many typed answers [`TYPED`] keeps.
+const TYPED_KEPT: usize = 32;
 
 /// The typed view of a settings answer, made once per answer.
 fn typed(answer: &Reply) -> Arc<ManagedSettings> {
-    let mut last = TYPED.lock();
-    if let Some((seen, view)) = last.as_ref() {
-        if Reply::ptr_eq(seen, answer) {
-            return Arc::clone(view);
-        }
+    if let Some((_, view)) = TYPED
+        .lock()
+        .iter()
+        .rev()
+        .find(|(seen, _)| Reply::ptr_eq(seen, answer))
+    {
+        return Arc::clone(view);
     }
     let view = Arc::new(ManagedSettings::from_value(answer));
-    *last = Some((answer.clone(), Arc::clone(&view)));
+    let mut kept = TYPED.lock();
+    if kept.len() >= TYPED_KEPT {
+        kept.remove(0);
+    }
+    kept.push((answer.clone(), Arc::clone(&view)));
     view
 }
 
