@@ -127,6 +127,9 @@ enum Kind {
     EnvWrite { name: String, value: Option<String> },
     /// A person's `tool.register` of `tool` from a plugin named `plugin` (SPEC §3.4).
     Register { plugin: String, tool: String },
+    /// A person's mod named `plugin` (JavaScript, run by the mod host) calling
+    /// `$.tool.register` when a prompt is submitted (SPEC §3.4, §6).
+    ModRegister { plugin: String },
     /// A person's module at admission (SPEC §3.9).
     Module,
     /// A held event the engine raises with `core` as its answer; the person's plugin
@@ -159,7 +162,7 @@ impl Attack {
         match &self.kind {
             Kind::Verdict { .. } => names::TOOL_CHECK,
             Kind::EnvWrite { .. } => names::ENV_SET,
-            Kind::Register { .. } => names::TOOL_REGISTER,
+            Kind::Register { .. } | Kind::ModRegister { .. } => names::TOOL_REGISTER,
             Kind::Module => names::PLUGIN_REGISTER,
             Kind::Content { event, .. } => event,
         }
@@ -796,21 +799,130 @@ fn allowlist_attacks(m: &ManagedSettings) -> Vec<Attack> {
     let allowed = list
         .iter()
         .find_map(|e| e.get("serverName").and_then(Value::as_str));
+    let mut names = Vec::new();
     if let Some(server) = allowed {
+        names.push((format!("allowed server {server}"), server.to_owned()));
+    }
+    names.push((
+        "unlisted server person-tools".to_owned(),
+        "person-tools".to_owned(),
+    ));
+    for (posing, plugin) in &names {
         out.push(register_attack(
             Family::AllowlistRegister,
-            &format!("allowed server {server}"),
-            server.to_owned(),
+            posing,
+            plugin.clone(),
             "allowedMcpServers",
         ));
     }
-    out.push(register_attack(
-        Family::AllowlistRegister,
-        "unlisted server person-tools",
-        "person-tools".to_owned(),
-        "allowedMcpServers",
-    ));
+    for (posing, plugin) in names {
+        out.push(Attack {
+            family: Family::AllowlistRegister,
+            label: format!("{posing}: a mod as {plugin}"),
+            detail: json!({"plugin": person(&plugin).id, "tool": "probe", "by": "mod ($.tool.register)", "reserved_by": "allowedMcpServers", "posing_as": posing}),
+            kind: Kind::ModRegister { plugin },
+        });
+    }
     out
+}
+
+/// The module of the person's mod that registers a tool: on `prompt.submit` it calls
+/// `$.tool.register` and logs what came of it (SPEC §6: resolves with the full name,
+/// or rejects with the refusal).
+const REGISTER_MOD: &str = r#"export function register(on) {
+  on('prompt.submit', async ($, e, next) => {
+    let outcome;
+    try {
+      outcome = 'registered ' + (await $.tool.register({ name: 'probe', description: 'probe', inputSchema: { type: 'object' } }));
+    } catch (err) {
+      outcome = 'refused: ' + (err && err.message);
+    }
+    await $.ui.log(outcome);
+    return next(e);
+  });
+}
+"#;
+
+/// Runs a person's mod named `plugin` that registers a tool when a prompt is
+/// submitted, in a session on `folder` (seated or not, in `mode`), and judges it:
+/// held when the registration was refused (SPEC §3.4 step 3, issue #17 item 3).
+fn mod_register(
+    folder: &Path,
+    mode: Option<Mode>,
+    seated: bool,
+    hooks: HookRunner,
+    plugin: &str,
+) -> Arm {
+    let dir = match crate::source::TempFolder::empty() {
+        Ok(d) => d,
+        Err(e) => return Arm::new(format!("no mod: {e}"), false),
+    };
+    let files = [
+        (
+            ".claude-plugin/plugin.json",
+            json!({"name": plugin, "version": "1.0.0"}).to_string(),
+        ),
+        (
+            "hooks/hooks.json",
+            json!({"modules": ["./register.js"]}).to_string(),
+        ),
+        ("hooks/register.js", REGISTER_MOD.to_owned()),
+    ];
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, text));
+        if let Err(e) = written {
+            return Arm::new(format!("no mod: {}: {e}", path.display()), false);
+        }
+    }
+    let source = match mods::load_folder(dir.path()) {
+        Ok(s) => s,
+        Err(e) => return Arm::new(format!("mod not loaded: {e}"), false),
+    };
+    let module =
+        match mods::ModPlugin::new(source, &serde_json::Map::new(), mods::HostConfig::default()) {
+            Ok(p) => p,
+            Err(e) => return Arm::new(format!("mod not loaded: {e}"), false),
+        };
+    let listed = Listed::module(
+        person(plugin),
+        std::sync::Arc::new(loader::ModModule(module)),
+    );
+    let config = SessionConfig {
+        mode,
+        ..config(folder, seated, hooks)
+    };
+    let session = match BlockingSession::start_listed(config, vec![listed]) {
+        Ok(s) => s,
+        Err(e) => return Arm::new(format!("no session: {e}"), false),
+    };
+    if !session.is_admitted(&person(plugin).id) {
+        // allowManagedModsOnly keeps it out: it registers nothing (SPEC §3.9).
+        return Arm::new("module not loaded", true);
+    }
+    let prompt = json!({"prompt": "hello"});
+    let raised = session.raise_traced(
+        SessionRaise::new(Event::from_value(names::PROMPT_SUBMIT, prompt.clone()))
+            .core_answer(Some(prompt)),
+    );
+    let log = session.session().take_log();
+    let said = |what: &str| log.iter().any(|l| l.text.contains(what));
+    if said("registered mcp__") {
+        Arm::new("registered", false)
+    } else if said("refused:") {
+        Arm::new("refused", true)
+    } else {
+        let why = match raised {
+            Err(e) => e.to_string(),
+            Ok(_) => log
+                .first()
+                .map_or_else(|| "no line".to_owned(), |l| l.text.clone()),
+        };
+        Arm::new(format!("the mod did not say: {why}"), false)
+    }
 }
 
 /// The events of the policy's classic hooks other than `PreToolUse` (which the
@@ -1018,7 +1130,7 @@ fn attacker_plugin(kind: &Kind) -> Plugin {
             },
         )),
         Kind::EnvWrite { .. } => Plugin::new(person("env-writer")),
-        Kind::Register { plugin, .. } => Plugin::new(person(plugin)),
+        Kind::Register { plugin, .. } | Kind::ModRegister { plugin } => Plugin::new(person(plugin)),
         Kind::Module => Plugin::new(person("person-mod")),
         Kind::Content {
             event,
@@ -1060,7 +1172,9 @@ fn shared_key(kind: &Kind) -> Option<&'static str> {
             ..
         } => Some("reword"),
         Kind::EnvWrite { .. } => Some("env"),
-        Kind::Register { .. } | Kind::Module | Kind::Content { .. } => None,
+        Kind::Register { .. } | Kind::ModRegister { .. } | Kind::Module | Kind::Content { .. } => {
+            None
+        }
     }
 }
 
@@ -1118,6 +1232,9 @@ impl<'p> ArmSessions<'p> {
         attack: &Attack,
         n: usize,
     ) -> Arm {
+        if let Kind::ModRegister { plugin } = &attack.kind {
+            return mod_register(self.folder, mode, seated, self.hooks, plugin);
+        }
         let plugin = attacker_plugin(&attack.kind);
         let id = plugin.info.id.clone();
         let Some(group) = shared_key(&attack.kind) else {
@@ -1270,6 +1387,8 @@ fn judge_arm(session: &BlockingSession, attack: &Attack, id: &str, n: usize) -> 
             let event = Event::from_value(names::TOOL_REGISTER, json!({ "name": tool }));
             judge_register(&session.raise_from(id, event))
         }
+        // Run by `mod_register`, never in a session of the attacker plugin.
+        Kind::ModRegister { .. } => Arm::new("not run", false),
         Kind::Module => {
             if session.is_admitted(id) {
                 Arm::new("loaded", false)

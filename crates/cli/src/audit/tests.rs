@@ -533,7 +533,11 @@ fn every_control_is_exercised_or_named() {
         .iter()
         .filter(|r| r.family == Family::AllowlistRegister)
         .collect();
-    assert_eq!(allowlist.len(), 2);
+    // A person's plugin, then a person's mod ($.tool.register), under each.
+    assert_eq!(allowlist.len(), 4);
+    assert!(allowlist[2].attack.contains("a mod as github"), "{allowlist:?}");
+    assert_eq!(allowlist[3].seated.achieved, "refused");
+    assert_eq!(allowlist[3].unseated.achieved, "registered");
     for r in &allowlist {
         assert!(r.seated.held && !r.unseated.held, "{r:?}");
     }
