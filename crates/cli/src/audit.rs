@@ -266,61 +266,46 @@ impl AuditReport {
         for l in self.render_controls() {
             line(&l);
         }
-        if !self.not_exercised.is_empty() {
-            line("");
-            line("not exercised (listed, not judged):");
-            for n in &self.not_exercised {
-                let text = format!("{} {}: {}", n.behavior, n.rule, n.reason);
-                for l in wrap(&text, WIDTH - 2, "  ") {
-                    line(&format!("  {l}"));
-                }
-            }
+        let not_exercised: Vec<String> = self
+            .not_exercised
+            .iter()
+            .map(|n| format!("{} {}: {}", n.behavior, shown(&n.rule), n.reason))
+            .collect();
+        for l in section("not exercised (listed, not judged):", &not_exercised) {
+            line(&l);
         }
-        if !self.inert.is_empty() {
-            line("");
-            for l in wrap(
-                &format!(
-                    "inert rules: {} (no call people run meets them: they read as in force and \
-                     are not):",
-                    self.inert.len()
-                ),
-                WIDTH,
-                "  ",
-            ) {
-                line(&l);
-            }
-            for r in &self.inert {
-                let text = format!("{} {}: {}", r.behavior, r.rule, r.reason);
-                for l in wrap(&text, WIDTH - 2, "  ") {
-                    line(&format!("  {l}"));
-                }
-            }
+        let inert: Vec<String> = self
+            .inert
+            .iter()
+            .map(|r| format!("{} {}: {}", r.behavior, shown(&r.rule), r.reason))
+            .collect();
+        let heading = format!(
+            "inert rules: {} (no call people run meets them: they read as in force and are not):",
+            inert.len()
+        );
+        for l in section(&heading, &inert) {
+            line(&l);
         }
-        if !self.evaded.is_empty() {
-            line("");
-            for l in wrap(
-                &format!(
-                    "rules the shell gets around: {} (each meets the call named, not these \
-                     commands the shell runs the same):",
-                    self.evaded.len()
-                ),
-                WIDTH,
-                "  ",
-            ) {
-                line(&l);
-            }
-            for r in &self.evaded {
-                let text = format!(
+        let evaded: Vec<String> = self
+            .evaded
+            .iter()
+            .map(|r| {
+                format!(
                     "{} {} meets {}, not: {}",
                     r.behavior,
-                    r.rule,
+                    shown(&r.rule),
                     r.call,
                     r.variants.join(" · ")
-                );
-                for l in wrap(&text, WIDTH - 2, "  ") {
-                    line(&format!("  {l}"));
-                }
-            }
+                )
+            })
+            .collect();
+        let heading = format!(
+            "rules the shell gets around: {} (each meets the call named, not these commands the \
+             shell runs the same):",
+            evaded.len()
+        );
+        for l in section(&heading, &evaded) {
+            line(&l);
         }
         if self.person_given {
             line("");
@@ -601,6 +586,23 @@ impl AuditReport {
     }
 }
 
+/// A report section: a blank line, `heading` wrapped, then each entry wrapped and
+/// indented; nothing at all when there is no entry.
+fn section(heading: &str, entries: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if entries.is_empty() {
+        return out;
+    }
+    out.push(String::new());
+    out.extend(wrap(heading, WIDTH, "  "));
+    for e in entries {
+        for l in wrap(e, WIDTH - 2, "  ") {
+            out.push(format!("  {l}"));
+        }
+    }
+    out
+}
+
 /// One table line: the cells cut to their columns, the result last.
 fn row_text(cells: [&str; 4]) -> String {
     let [a, b, c, d] = cells;
@@ -608,31 +610,70 @@ fn row_text(cells: [&str; 4]) -> String {
     format!("{}  {}  {}  {d}", fit(a, wa), fit(b, wb), fit(c, wc))
 }
 
-/// `s` padded or cut (with `…`) to exactly `width` characters.
+/// `s` padded or cut (with `…`) to exactly `width` terminal columns (a wide character
+/// takes two).
 fn fit(s: &str, width: usize) -> String {
-    let n = s.chars().count();
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let n = s.width();
     if n <= width {
-        format!("{s}{}", " ".repeat(width - n))
-    } else {
-        let cut: String = s.chars().take(width.saturating_sub(1)).collect();
-        format!("{cut}…")
+        return format!("{s}{}", " ".repeat(width - n));
     }
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        cut.push(c);
+    }
+    format!("{cut}…{}", " ".repeat(width.saturating_sub(used + 1)))
 }
 
-/// Word-wraps `text` to `width` characters, continuation lines indented by `indent`.
+/// A rule as the human report shows it: hidden characters written out, and cut to
+/// [`SHOWN_RULE`] characters (the JSON keeps it whole).
+fn shown(rule: &str) -> String {
+    let v = synth::visible(rule);
+    if v.chars().count() <= SHOWN_RULE {
+        return v;
+    }
+    let cut: String = v.chars().take(SHOWN_RULE).collect();
+    format!("{cut}… ({} characters)", rule.chars().count())
+}
+
+/// The most characters of a rule the human report shows.
+const SHOWN_RULE: usize = 160;
+
+/// Word-wraps `text` to `width` terminal columns, continuation lines indented by
+/// `indent`; a word longer than a line is cut where the line ends.
 fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
     let mut lines = Vec::new();
     let mut current = String::new();
-    for word in text.split_whitespace() {
-        let len = current.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
+    let room = width.saturating_sub(indent.len()).max(8);
+    let pieces = text.split_whitespace().flat_map(|word| {
+        let mut parts = Vec::new();
+        let mut part = String::new();
+        for c in word.chars() {
+            if part.width() + unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > room {
+                parts.push(std::mem::take(&mut part));
+            }
+            part.push(c);
+        }
+        parts.push(part);
+        parts
+    });
+    for word in pieces {
+        let len = current.width();
+        if len > 0 && len + 1 + word.width() > width {
             lines.push(std::mem::take(&mut current));
             current.push_str(indent);
         }
         if !current.is_empty() && !current.ends_with(' ') {
             current.push(' ');
         }
-        current.push_str(word);
+        current.push_str(&word);
     }
     if !current.trim().is_empty() {
         lines.push(current);

@@ -57,12 +57,19 @@ fn control(key: &str, held: bool, in_force: String, not_in_force: String) -> Con
     }
 }
 
-/// The marketplaces a person would add, one of each source kind (reference §5.4).
+/// The marketplaces a person would add: every source kind, on hosts anyone can
+/// publish to (reference §5.4).
 fn person_marketplaces() -> Vec<Value> {
     vec![
         json!({"source": "github", "repo": "person/marketplace"}),
-        json!({"source": "git", "url": "https://git.example.invalid/person/marketplace.git"}),
+        json!({"source": "github", "repo": "someone-else/claude-plugins"}),
+        json!({"source": "git", "url": "https://github.com/person/marketplace.git"}),
+        json!({"source": "git", "url": "https://gitlab.com/person/marketplace.git"}),
+        json!({"source": "url", "url": "https://raw.githubusercontent.com/person/marketplace/main/.claude-plugin/marketplace.json"}),
+        json!({"source": "url", "url": "https://gist.githubusercontent.com/person/1/raw/marketplace.json"}),
         json!({"source": "directory", "path": format!("{HOME}/person-marketplace")}),
+        json!({"source": "directory", "path": "/tmp/marketplace"}),
+        json!({"source": "file", "path": format!("{HOME}/marketplace.json")}),
         json!({"source": "npm", "package": "person-marketplace"}),
     ]
 }
@@ -127,15 +134,12 @@ pub(super) fn engine_controls(
             "a person's classic PreToolUse hook still runs".to_owned(),
         ));
     }
-    let listed_markets = [
-        "strictKnownMarketplaces",
-        "allowedMarketplaces",
-        "blockedMarketplaces",
-    ]
-    .into_iter()
-    .filter(|k| settings.get(*k).is_some())
-    .collect::<Vec<_>>();
-    if !listed_markets.is_empty() {
+    let allowlist = ["strictKnownMarketplaces", "allowedMarketplaces"]
+        .into_iter()
+        .filter(|k| settings.get(*k).is_some())
+        .collect::<Vec<_>>();
+    let blocklist = settings.get("blockedMarketplaces").is_some();
+    if !allowlist.is_empty() || blocklist {
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let home = Path::new(HOME);
         let bases = loader::PathBases {
@@ -151,22 +155,42 @@ pub(super) fn engine_controls(
             })
             .map(Value::to_string)
             .collect();
-        out.push(control(
-            &listed_markets.join(", "),
-            let_in.is_empty(),
-            format!(
-                "the loader refuses every marketplace a person would add ({} tried: github, \
-                 git, directory, npm), so none of their plugins load",
-                tried.len()
-            ),
-            format!(
-                "the loader lets in {} of the {} marketplaces a person would add: {}; the \
-                 plugins of those load",
-                let_in.len(),
-                tried.len(),
-                let_in.join(", ")
-            ),
-        ));
+        if allowlist.is_empty() {
+            // A blocklist refuses what it names; it never keeps a person's others out.
+            out.push(Control {
+                key: "blockedMarketplaces".to_owned(),
+                standing: Standing::InForce,
+                meaning: format!(
+                    "the loader refuses the marketplaces it lists, and only those: {} of {} a \
+                     person would add (github, git, url, directory, file, npm) are let in and \
+                     their plugins load; set strictKnownMarketplaces to keep a person's out",
+                    let_in.len(),
+                    tried.len()
+                ),
+            });
+        } else {
+            let mut key = allowlist.join(", ");
+            if blocklist {
+                key.push_str(", blockedMarketplaces");
+            }
+            out.push(control(
+                &key,
+                let_in.is_empty(),
+                format!(
+                    "the loader refuses all {} marketplaces a person would add that were tried \
+                     (github, git, url, directory, file, npm, on hosts anyone can publish to), \
+                     so none of their plugins load",
+                    tried.len()
+                ),
+                format!(
+                    "the loader lets in {} of the {} marketplaces a person would add: {}; the \
+                     plugins of those load",
+                    let_in.len(),
+                    tried.len(),
+                    let_in.join(", ")
+                ),
+            ));
+        }
     }
     let start_mode = |mode: Option<Mode>| {
         BlockingSession::start(

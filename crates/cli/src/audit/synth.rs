@@ -314,14 +314,53 @@ fn plausible_input(tool: &str) -> Value {
     }
 }
 
-/// Characters that make a `Bash(...)` pattern's text something other than one
-/// command's words: the shell splits or redirects there (SPEC §4 "Bash").
-const SHELL_OPERATORS: &[char] = &['|', '&', ';', '>', '<', '`'];
+/// The first character of `text` that does not show as itself: a control, a format
+/// character (zero-width, direction marks), or a space other than the plain one.
+pub(super) fn hidden_char(text: &str) -> Option<char> {
+    text.chars().find(|c| {
+        c.is_control()
+            || matches!(*c, '\u{00a0}' | '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}'
+                | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180e}' | '\u{2000}'..='\u{200f}'
+                | '\u{2028}'..='\u{202f}' | '\u{205f}'..='\u{206f}' | '\u{3000}' | '\u{3164}'
+                | '\u{feff}' | '\u{ffa0}' | '\u{fff9}'..='\u{fffb}')
+    })
+}
+
+/// `text` with every hidden character ([`hidden_char`]) written as `\u{XXXX}`, so a
+/// report shows what a rule really says.
+pub(super) fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if hidden_char(c.encode_utf8(&mut [0; 4])).is_some() {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether a `Bash(...)` pattern is alternatives of prefixes joined by `|`
+/// (`curl*|wget*`): what its author meant is "either", which the shell reads as a pipe.
+fn is_alternation(spec: &str) -> bool {
+    spec.contains('|')
+        && spec.split('|').all(|alt| {
+            let alt = alt.trim();
+            !alt.is_empty() && !alt.contains(' ') && alt.ends_with('*')
+        })
+}
 
 /// Why a deny or ask rule can never meet a call people run, read from its text
 /// alone (issue #17 item 2), or `None` when its text shows no such reason. The audit
 /// reports a rule as inert only when no realistic call met it; this says why.
 pub(super) fn inert_reason(rule: &str) -> Option<String> {
+    if let Some(c) = hidden_char(rule) {
+        return Some(format!(
+            "it holds a hidden character (U+{:04X}): it reads like a rule without it and meets \
+             no command or path typed without it",
+            u32::from(c)
+        ));
+    }
     let (name, spec) = split_rule(rule);
     let spec = spec?.trim().to_owned();
     let tool = if name == "Task" {
@@ -333,9 +372,9 @@ pub(super) fn inert_reason(rule: &str) -> Option<String> {
         let head = spec.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
         if head.starts_with('>') || head.starts_with('<') {
             return Some(
-                "a redirect is not a command: the engine meets a command's words, never its \
-                 redirects, so `echo x > /dev/sda` does not start with `>`; keep writes off a \
-                 path with an Edit rule (`Edit(//dev/sda*)`)"
+                "a redirect is not a command: the rule meets only a line that is the redirect \
+                 alone (`> /dev/sda`), never a command that writes there (`echo x > /dev/sda`, \
+                 `dd of=/dev/sda`); keep writes off a path with an Edit rule (`Edit(//dev/sda*)`)"
                     .to_owned(),
             );
         }
@@ -346,13 +385,13 @@ pub(super) fn inert_reason(rule: &str) -> Option<String> {
                     .to_owned(),
             );
         }
-        if let Some(op) = spec.chars().find(|c| SHELL_OPERATORS.contains(c)) {
-            return Some(format!(
-                "a literal `{op}`: the engine meets each command of a pipeline or list on its \
-                 own (and the line as typed), so the rule meets only a line spelled with `{op}` \
-                 just so, never one of its commands run alone; write one rule per command \
-                 (`Bash(curl *)`, `Bash(wget *)`)"
-            ));
+        if is_alternation(&spec) {
+            return Some(
+                "a literal `|`: the shell reads it as a pipe, not as \"either\", so the rule \
+                 meets only a line that pipes one into the other (`curl|wget`), never one of its \
+                 commands run alone; write one rule per command (`Bash(curl *)`, `Bash(wget *)`)"
+                    .to_owned(),
+            );
         }
         return None;
     }
@@ -386,23 +425,31 @@ pub(super) fn inert_reason(rule: &str) -> Option<String> {
     None
 }
 
-/// Whether a call synthesized from the rule's own text is one people run: for `Bash`,
-/// the rule has no shell operator in it and the command's first word is a program's
-/// name, not a wildcard filled in (`curlprobe`); other tools' calls always are.
+/// Whether a call synthesized from the rule's own text is one people run: the rule
+/// shows no reason to be inert ([`inert_reason`]), and for `Bash` no word of the
+/// command is a wildcard's filler glued to other text (`curlprobe`,
+/// `./https://example.invalid`): a pipe or list the rule spells (`curl * | bash`) is
+/// a line people type.
 pub(super) fn is_realistic(rule: &str, call: &Call) -> bool {
-    if call.tool != "Bash" {
-        return inert_reason(rule).is_none();
-    }
     if inert_reason(rule).is_some() {
         return false;
+    }
+    if call.tool != "Bash" {
+        return true;
     }
     let command = call
         .input
         .get("command")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let first = command.split_whitespace().next().unwrap_or_default();
-    !first.contains(PROBE) && !first.contains("example.invalid")
+    command
+        .split(|c: char| c.is_whitespace() || ";|&()<>".contains(c))
+        .all(|w| {
+            let glued_probe = w.contains(PROBE) && w != PROBE;
+            let glued_url =
+                w.contains("example.invalid") && !w.starts_with("https://example.invalid");
+            !glued_probe && !glued_url
+        })
 }
 
 /// The commands people mean by a `Bash(...)` pattern (issue #17 item 2): each
@@ -414,7 +461,9 @@ pub(super) fn intended(rule: &str) -> Vec<Call> {
     let Some(spec) = spec else {
         return Vec::new();
     };
-    if name != "Bash" {
+    // What a rule with a hidden character means is the same rule without it, which it
+    // is not: nothing it spells is typed.
+    if name != "Bash" || hidden_char(rule).is_some() {
         return Vec::new();
     }
     let bash = |command: String| Call::new("Bash", json!({ "command": command }));
@@ -471,6 +520,22 @@ pub(super) fn shell_variants(command: &str) -> Vec<String> {
         out.push(format!("/usr/bin/{first}{rest}"));
         out.push(format!("'{first}'{rest}"));
         out.push(format!("\\{first}{rest}"));
+    }
+    // A program named by its path is the same program named bare, or by another
+    // spelling of that path.
+    if let Some(name) = first
+        .rsplit('/')
+        .next()
+        .filter(|n| first.contains('/') && !n.is_empty())
+    {
+        out.push(format!("{name}{rest}"));
+        out.push(format!("/{first}{rest}"));
+    }
+    // git reads its global options before the subcommand: `git -C . push` is `git push`.
+    if first == "git" && !rest.trim().is_empty() {
+        for option in ["-C .", "--no-pager", "-c color.ui=never"] {
+            out.push(format!("git {option}{rest}"));
+        }
     }
     out
 }
@@ -637,7 +702,7 @@ mod tests {
             ("Bash(> /dev/sda*)", "a redirect is not a command"),
             ("Bash(2> /dev/null)", "a redirect is not a command"),
             ("Bash(echo $(id))", "command substitution"),
-            ("Bash(make && make install)", "a literal `&`"),
+            ("Bash(\u{200b}curl *)", "a hidden character (U+200B)"),
             ("Read(C:/Users/**)", "a Windows path"),
             ("Read($HOME/.ssh/**)", "a variable is not expanded"),
             ("Read(~root/.ssh/**)", "`~name` is not expanded"),
@@ -654,6 +719,9 @@ mod tests {
             "Bash(rm -rf:*)",
             "Read(~/.ssh/**)",
             "WebFetch(domain:x.com)",
+            "Bash(curl * | bash)",
+            "Bash(echo * > ~/.bashrc)",
+            "Bash(git push && *)",
         ] {
             assert_eq!(inert_reason(rule), None, "{rule}");
             assert!(

@@ -21,6 +21,17 @@ fn real_inputs() -> PathBuf {
     Path::new(CRATE).join("../../../shared/real-inputs/managed")
 }
 
+/// Every real managed folder of `shared/real-inputs`, in name order.
+fn real_folders() -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = fs::read_dir(real_inputs())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    folders
+}
+
 /// The report with the clone location taken out of printed paths.
 fn relative(text: &str) -> String {
     text.replace(&format!("{CRATE}/../../../"), "../")
@@ -123,12 +134,7 @@ fn managed_mods_only_keeps_a_persons_module_out() {
 
 #[test]
 fn every_real_managed_folder_holds() {
-    let mut folders: Vec<PathBuf> = fs::read_dir(real_inputs())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+    let folders = real_folders();
     assert!(folders.len() >= 9, "{folders:?}");
     for f in folders {
         let report = audit(&f);
@@ -439,12 +445,7 @@ fn after_table(rendered: &str) -> String {
 
 #[test]
 fn snapshot_the_new_sections_on_every_real_folder() {
-    let mut folders: Vec<PathBuf> = fs::read_dir(real_inputs())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+    let folders = real_folders();
     let mut out = String::new();
     for f in &folders {
         let report = audit(f);
@@ -535,7 +536,10 @@ fn every_control_is_exercised_or_named() {
         .collect();
     // A person's plugin, then a person's mod ($.tool.register), under each.
     assert_eq!(allowlist.len(), 4);
-    assert!(allowlist[2].attack.contains("a mod as github"), "{allowlist:?}");
+    assert!(
+        allowlist[2].attack.contains("a mod as github"),
+        "{allowlist:?}"
+    );
     assert_eq!(allowlist[3].seated.achieved, "refused");
     assert_eq!(allowlist[3].unseated.achieved, "registered");
     for r in &allowlist {

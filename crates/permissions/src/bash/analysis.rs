@@ -716,6 +716,9 @@ fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&
             break;
         }
         forms.push(join(rest));
+        if let Some(form) = git_without_global_options(rest) {
+            forms.push(form);
+        }
         if let Some((first, tail)) = rest.split_first() {
             let tail = tail.iter().map(|w| w.text.as_str());
             let base = basename(&first.text);
@@ -749,9 +752,79 @@ fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&
     }
 }
 
+/// `git` with the global options before its subcommand taken out (`git -C dir push`,
+/// `git --no-pager -c k=v push` → `git push`): the command a deny or ask rule on the
+/// subcommand is written for (SPEC §4 "Bash": a rule meets what runs, issue #17's
+/// audit found `git -C . push --force` past `Bash(git push --force *)`). `None` when
+/// it is not git or no option comes first.
+fn git_without_global_options(words: &[Word]) -> Option<String> {
+    let (first, tail) = words.split_first()?;
+    if basename(&first.text) != "git" {
+        return None;
+    }
+    const WITH_VALUE: &[&str] = &[
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    ];
+    let mut i = 0;
+    while let Some(w) = tail.get(i) {
+        let t = w.text.as_str();
+        if WITH_VALUE.contains(&t) {
+            i += 2;
+        } else if t.starts_with('-') && t.len() > 1 {
+            // A flag, or an option with its value joined (`--git-dir=x`, `-ckey=v`).
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if i == 0 || i >= tail.len() {
+        return None;
+    }
+    let rest = tail.get(i..)?;
+    Some(
+        std::iter::once("git")
+            .chain(rest.iter().map(|w| w.text.as_str()))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_global_options_do_not_hide_the_subcommand_from_deny_rules() {
+        for command in [
+            "git -C . push --force origin",
+            "git --no-pager push --force origin",
+            "git -c color.ui=never push --force origin",
+            "git --git-dir=.git --work-tree . push --force origin",
+            "/usr/bin/git -C /tmp/x -p push --force origin",
+        ] {
+            let p = parse_command(command);
+            let forms = &p.parts.first().unwrap().strict_forms;
+            assert!(
+                forms.contains(&"git push --force origin".to_owned()),
+                "{command}: {forms:?}"
+            );
+        }
+        assert_eq!(git_without_global_options(&parse_words("git push")), None);
+        assert_eq!(git_without_global_options(&parse_words("git -C .")), None);
+    }
+
+    fn parse_words(command: &str) -> Vec<Word> {
+        command.split(' ').map(Word::literal).collect()
+    }
 
     #[test]
     fn allow_forms_strip_only_harmless_wrappers() {
