@@ -52,8 +52,13 @@ impl TempFolder {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or_default();
-        let dir =
-            std::env::temp_dir().join(format!("sec-default-policy-{}-{stamp}", std::process::id()));
+        // A count too: two threads asking in the same nanosecond get two folders.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "sec-default-policy-{}-{stamp}-{n}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).map_err(|e| {
             format!(
                 "{}: cannot make a temporary managed folder: {e}",
