@@ -145,8 +145,9 @@ struct ModeRow {
     mode: permissions::Mode,
     /// How many lifting rule attacks ran in it, seated.
     ran: usize,
-    /// The ones that did not hold: label and what the attacker achieved.
-    breached: Vec<String>,
+    /// The ones that did not hold: the attack's place in the catalogue, its label
+    /// and what the attacker achieved.
+    breached: Vec<(usize, String)>,
 }
 
 /// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
@@ -181,7 +182,7 @@ pub(crate) struct AuditReport {
     /// The rule attacks in every mode a person could start in (issue #17 item 3).
     modes: Vec<ModeRow>,
     /// The mode a session starts in when a person gives none.
-    start_mode: Option<permissions::Mode>,
+    start_mode: permissions::Mode,
     /// What the policy itself leaves open.
     advice: Vec<String>,
     /// Every warning the policy read gave, as `policy show` lists them: salvage and
@@ -369,60 +370,46 @@ impl AuditReport {
     /// The modes section (HOLDS or BREACH: the security default's holds in each mode)
     /// and the engine's controls ("in force" or "not in force").
     fn render_controls(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let indent = |text: &str, out: &mut Vec<String>| {
-            for l in wrap(text, WIDTH - 2, "  ") {
-                out.push(format!("  {l}"));
-            }
-        };
-        if !self.modes.is_empty() {
-            out.push(String::new());
-            let start = self
-                .start_mode
-                .map_or_else(|| "no session".to_owned(), |m| m.as_str().to_owned());
-            out.extend(wrap(
-                &format!(
-                    "modes a person could start in: {} (the table above ran in {start}, the                      mode a session starts in; the rule attacks ran again, seated, in each):",
-                    self.modes.len()
-                ),
-                WIDTH,
-                "  ",
-            ));
-            for m in &self.modes {
+        let modes: Vec<String> = self
+            .modes
+            .iter()
+            .map(|m| {
                 let verdict = if m.breached.is_empty() {
                     "HOLDS"
                 } else {
                     "BREACH"
                 };
-                let held = m.ran - m.breached.len();
                 let mut text = format!(
-                    "{}: {held} of {} rule attacks held: {verdict}",
+                    "{}: {} of {} rule attacks held: {verdict}",
                     m.mode.as_str(),
+                    m.ran - m.breached.len(),
                     m.ran
                 );
                 if !m.breached.is_empty() {
-                    text.push_str(&format!(" ({})", m.breached.join("; ")));
+                    let breached: Vec<&str> = m.breached.iter().map(|(_, b)| b.as_str()).collect();
+                    text.push_str(&format!(" ({})", breached.join("; ")));
                 }
-                indent(&text, &mut out);
-            }
-        }
-        if !self.controls.is_empty() {
-            out.push(String::new());
-            out.extend(wrap(
-                &format!(
-                    "the engine's other controls: {} (exercised; the engine enforces them, not the                      security default):",
-                    self.controls.len()
-                ),
-                WIDTH,
-                "  ",
-            ));
-            for c in &self.controls {
-                indent(
-                    &format!("{}: {}: {}", c.key, c.standing.as_str(), c.meaning),
-                    &mut out,
-                );
-            }
-        }
+                text
+            })
+            .collect();
+        let heading = format!(
+            "modes a person could start in: {} (the table above ran in {}, the mode a session \
+             starts in; the rule attacks ran again, seated, in each):",
+            modes.len(),
+            self.start_mode.as_str()
+        );
+        let mut out = section(&heading, &modes);
+        let controls: Vec<String> = self
+            .controls
+            .iter()
+            .map(|c| format!("{}: {}: {}", c.key, c.standing.as_str(), c.meaning))
+            .collect();
+        let heading = format!(
+            "the engine's other controls: {} (exercised; the engine enforces them, not the \
+             security default):",
+            controls.len()
+        );
+        out.extend(section(&heading, &controls));
         out
     }
 
@@ -568,10 +555,10 @@ impl AuditReport {
             "modes": self.modes.iter().map(|m| json!({
                 "mode": m.mode.as_str(),
                 "rule_attacks": m.ran,
-                "breached": m.breached,
+                "breached": m.breached.iter().map(|(_, b)| b).collect::<Vec<_>>(),
                 "result": if m.breached.is_empty() { "HOLDS" } else { "BREACH" },
             })).collect::<Vec<_>>(),
-            "start_mode": self.start_mode.map(permissions::Mode::as_str),
+            "start_mode": self.start_mode.as_str(),
             "controls": self.controls.iter().map(|c| json!({
                 "key": c.key,
                 "standing": c.standing.as_str(),
@@ -857,7 +844,7 @@ fn audit_folder(
         person::PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
     };
     let listed = || person.listed();
-    let start_mode = Some(oracle.session().core().facts().mode);
+    let start_mode = oracle.session().core().facts().mode;
     // Two threads, one per core (issue #17 item 4), each taking every other attack
     // with sessions of its own; each attack runs in every mode right after its row, so
     // its command is parsed once, not once per pass over the whole catalogue.
@@ -884,7 +871,7 @@ fn audit_folder(
         let theirs = other.unwrap_or_else(|| Part {
             rows: Vec::new(),
             // Its rows are missing: counted as a breach, never as held.
-            modes: vec![PartMode {
+            modes: vec![ModeRow {
                 mode: permissions::Mode::Default,
                 ran: 1,
                 breached: vec![(
@@ -913,16 +900,8 @@ fn audit_folder(
     for m in &mut modes {
         m.breached.sort_by_key(|(i, _)| *i);
     }
-    let modes: Vec<ModeRow> = modes
-        .into_iter()
-        .map(|m| ModeRow {
-            mode: m.mode,
-            ran: m.ran,
-            breached: m.breached.into_iter().map(|(_, b)| b).collect(),
-        })
-        .collect();
     progress.finish_and_clear();
-    let (controls, more_not_exercised) = controls::engine_controls(&policy, &m, folder);
+    let (controls, more_not_exercised) = controls::engine_controls(&policy, &m, folder, start_mode);
     let mut not_exercised = found.not_exercised;
     not_exercised.extend(more_not_exercised);
     let pinned = attacks::pinned_names(&catalogue);
@@ -959,14 +938,7 @@ fn audit_folder(
 /// the attack's position in the catalogue.
 struct Part {
     rows: Vec<(usize, Row)>,
-    modes: Vec<PartMode>,
-}
-
-/// One mode's share of a [`Part`].
-struct PartMode {
-    mode: permissions::Mode,
-    ran: usize,
-    breached: Vec<(usize, String)>,
+    modes: Vec<ModeRow>,
 }
 
 /// Runs every other attack of `catalogue` from `first` (0 or 1) unseated and seated,
@@ -986,7 +958,7 @@ fn run_part(
         rows: Vec::new(),
         modes: modes
             .iter()
-            .map(|mode| PartMode {
+            .map(|mode| ModeRow {
                 mode: *mode,
                 ran: 0,
                 breached: Vec::new(),

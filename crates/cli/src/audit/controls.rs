@@ -85,6 +85,7 @@ pub(super) fn engine_controls(
     policy: &Policy,
     m: &ManagedSettings,
     folder: &Path,
+    start: Mode,
 ) -> (Vec<Control>, Vec<NotExercised>) {
     let mut out = Vec::new();
     let mut not = Vec::new();
@@ -192,31 +193,19 @@ pub(super) fn engine_controls(
             ));
         }
     }
-    let start_mode = |mode: Option<Mode>| {
-        BlockingSession::start(
-            SessionConfig {
-                mode,
-                ..config(folder, false, HookRunner::NotRun)
-            },
-            Vec::new(),
-        )
-        .ok()
-        .map(|s| s.session().core().facts().mode)
-    };
     if let Some(default) = policy
         .settings
         .get("permissions")
         .and_then(|p| p.get("defaultMode"))
         .and_then(Value::as_str)
     {
-        let started = start_mode(None);
+        // `start`: the mode the audit's own sessions started in, given no mode.
         let wanted = default.parse::<Mode>().ok();
         let refused = wanted == Some(Mode::BypassPermissions) && m.disable_bypass_permissions_mode;
-        let started_text =
-            started.map_or_else(|| "no session".to_owned(), |s| s.as_str().to_owned());
+        let started_text = start.as_str();
         out.push(control(
             "permissions.defaultMode",
-            started.is_some() && (started == wanted || refused),
+            Some(start) == wanted || refused,
             if refused {
                 format!(
                     "{default:?} is refused by disableBypassPermissionsMode: a session a person \
@@ -232,7 +221,15 @@ pub(super) fn engine_controls(
         ));
     }
     if m.disable_bypass_permissions_mode {
-        let started = start_mode(Some(Mode::BypassPermissions));
+        let started = BlockingSession::start(
+            SessionConfig {
+                mode: Some(Mode::BypassPermissions),
+                ..config(folder, false, HookRunner::NotRun)
+            },
+            Vec::new(),
+        )
+        .ok()
+        .map(|s| s.session().core().facts().mode);
         let text = started.map_or_else(|| "no session".to_owned(), |s| s.as_str().to_owned());
         out.push(control(
             "permissions.disableBypassPermissionsMode",

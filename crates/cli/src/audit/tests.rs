@@ -569,7 +569,7 @@ fn every_control_is_exercised_or_named() {
         .iter()
         .any(|n| n.rule == "deniedMcpServers" && n.behavior == "control"));
     // Every mode a person could start in, the managed defaultMode first of all.
-    assert_eq!(report.start_mode, Some(permissions::Mode::AcceptEdits));
+    assert_eq!(report.start_mode, permissions::Mode::AcceptEdits);
     let modes: Vec<&str> = report.modes.iter().map(|m| m.mode.as_str()).collect();
     assert_eq!(
         modes,
@@ -602,7 +602,7 @@ fn every_control_is_exercised_or_named() {
         assert_eq!(hook.attacks, vec![attacks::managed_hook_label(event)]);
         assert_eq!(hook.rows, 1);
     }
-    assert_eq!(report.start_mode, Some(permissions::Mode::Default));
+    assert_eq!(report.start_mode, permissions::Mode::Default);
     assert!(report
         .modes
         .iter()
