@@ -3,8 +3,9 @@
 //! `$` call it makes with the chain, and hands back its answer. Mods and Rust plugins
 //! are links of one chain.
 
-use crate::host::{Host, Msg, PumpError};
+use crate::host::{Host, PumpError};
 use crate::translate;
+use crate::wire::{self, Msg, Settle};
 use fnhooks::{
     Answer, ChainError, Cx, Event, FailureKind, Hook, HookError, HookFailure, HookResult, Next,
     Reply, Tier,
@@ -39,6 +40,29 @@ impl Hook for JsHook {
     fn meters_own_time(&self) -> bool {
         true
     }
+}
+
+/// How many hook timeouts a hook may wait on its own `$` calls (SPEC §6 "Limits").
+const OPS_WAIT_FACTOR: u32 = 3;
+
+/// What a request in flight asked of the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// `next(e)` or `next.to(e, tier)`: the rest of the chain.
+    Next,
+    /// A `$` call: an event raised as the plugin.
+    Op,
+}
+
+/// The hook waited on its own `$` calls past [`OPS_WAIT_FACTOR`] hook timeouts.
+fn ops_timeout(host: &Host) -> HookError {
+    failed(
+        FailureKind::Timeout,
+        format!(
+            "waited on its $ calls past {OPS_WAIT_FACTOR} times the hook timeout of {} ms",
+            host.config.hook_timeout.as_millis()
+        ),
+    )
 }
 
 /// What one `next` or `$` request came back with.
@@ -131,7 +155,12 @@ async fn run(
     let mut rejections: HashMap<u32, ChainError> = HashMap::new();
     // Polled all at each wake, not by a `FuturesUnordered`: a `next` polled inside its
     // hook's poll is not woken when its answer is there; the driver polls the hook again.
-    let mut inflight: Vec<BoxFuture<'static, (u32, Delivery)>> = Vec::new();
+    let mut inflight: Vec<(Asked, BoxFuture<'static, (u32, Delivery)>)> = Vec::new();
+    // SPEC §6 "Limits": the wall time the hook has waited on its own `$` calls, capped at
+    // three times the hook timeout, so that no chain of `$` calls keeps a raise from
+    // ending (time in `next` is the rest of the chain's, each link metered there).
+    let mut waited_on_ops = Duration::ZERO;
+    let ops_cap = host.config.hook_timeout.saturating_mul(OPS_WAIT_FACTOR);
     loop {
         for msg in host.take_mail(id) {
             open.settled |= msg.ends_run();
@@ -169,12 +198,21 @@ async fn run(
                     event: text,
                     tier,
                 } => {
-                    inflight.push(next_request(&next, &event, req, &text, &tier));
+                    inflight.push((Asked::Next, next_request(&next, &event, req, &text, &tier)));
                 }
                 Msg::Op { req, name, fields } => {
-                    inflight.push(op_request(&cx, req, name, &fields));
+                    inflight.push((Asked::Op, op_request(&cx, req, name, fields)));
                 }
             }
+        }
+        if inflight.len() > wire::MAX_IN_FLIGHT {
+            return Err(pump_failure(
+                &host,
+                host.torn_down(format!(
+                    "its worker was torn down: the hook had more than {} next and $ requests in flight at once",
+                    wire::MAX_IN_FLIGHT
+                )),
+            ));
         }
         if let Some(e) = stalled.take() {
             return Err(pump_failure(&host, e));
@@ -187,15 +225,26 @@ async fn run(
         if waits_on_itself && left.is_zero() {
             return Err(pump_failure(&host, PumpError::Timeout));
         }
+        let waits_on_ops = inflight.iter().any(|(asked, _)| *asked == Asked::Op);
+        let ops_left = ops_cap.saturating_sub(waited_on_ops);
+        if waits_on_ops && ops_left.is_zero() {
+            return Err(ops_timeout(&host));
+        }
         let mut own_timer = waits_on_itself.then(|| futures_timer::Delay::new(left));
+        let mut ops_timer = waits_on_ops.then(|| futures_timer::Delay::new(ops_left));
         let waited = std::time::Instant::now();
         let got = futures::future::poll_fn(|w| {
             if let Some(t) = own_timer.as_mut() {
                 if t.poll_unpin(w).is_ready() {
-                    return Poll::Ready(Err(()));
+                    return Poll::Ready(Err(Asked::Next));
                 }
             }
-            for (i, f) in inflight.iter_mut().enumerate() {
+            if let Some(t) = ops_timer.as_mut() {
+                if t.poll_unpin(w).is_ready() {
+                    return Poll::Ready(Err(Asked::Op));
+                }
+            }
+            for (i, (_, f)) in inflight.iter_mut().enumerate() {
                 if let Poll::Ready(done) = f.poll_unpin(w) {
                     drop(inflight.swap_remove(i));
                     return Poll::Ready(Ok(Some(done)));
@@ -210,31 +259,42 @@ async fn run(
         if waits_on_itself {
             used = used.saturating_add(waited.elapsed());
         }
-        let Ok(got) = got else {
-            return Err(pump_failure(&host, PumpError::Timeout));
+        if waits_on_ops {
+            waited_on_ops = waited_on_ops.saturating_add(waited.elapsed());
+        }
+        let got = match got {
+            Ok(got) => got,
+            Err(Asked::Next) => return Err(pump_failure(&host, PumpError::Timeout)),
+            // The raises it started are dropped with `inflight` as the run ends: their
+            // chains are cancelled (SPEC §6 "Limits").
+            Err(Asked::Op) => return Err(ops_timeout(&host)),
         };
         let Some((req, delivery)) = got else {
             continue;
         };
-        let (kind, text): (u32, String) = match delivery {
+        let (kind, text): (Settle, String) = match delivery {
             Delivery::Next(Ok(reply)) => {
                 let text = translate::answer_to_mod(&event.name, &reply);
                 replies.insert(req, reply);
                 last_req = Some(req);
-                (0, text)
+                (Settle::NextAnswer, text)
             }
             Delivery::Next(Err(e)) => {
                 let message = e.failure().message_or_default().to_owned();
                 rejections.insert(req, e);
-                (2, message)
+                (Settle::Rejected, message)
             }
             Delivery::Op(name, Ok(reply)) => match translate::op_value(&name, &reply) {
-                Ok(value) => (1, value),
-                Err(deny) => (2, deny),
+                Ok(value) => (Settle::OpValue, value),
+                Err(deny) => (Settle::Rejected, deny),
             },
-            Delivery::Op(_, Err(e)) => (2, e.failure().message_or_default().to_owned()),
-            Delivery::Refused(message) => (2, message),
+            Delivery::Op(_, Err(e)) => (
+                Settle::Rejected,
+                e.failure().message_or_default().to_owned(),
+            ),
+            Delivery::Refused(message) => (Settle::Rejected, message),
         };
+        let kind = kind as u32;
         let (now_used, pumped) = host
             .pump(used, move |_ctx, bridge| {
                 let settle: rquickjs::Function = bridge.get("settle")?;
@@ -277,25 +337,16 @@ fn next_request(
     async move { (req, Delivery::Next(answer.await)) }.boxed()
 }
 
-/// A `$` call: raises `name` as this plugin, without the calling hook (SPEC §6 `$`).
+/// A `$` call: raises `name` as this plugin, without the calling hook (SPEC §6 `$`),
+/// once its fields are checked against its event ([`wire::check_op_fields`]).
 fn op_request(
     cx: &Cx,
     req: u32,
     name: String,
-    fields: &str,
+    mut fields: Map<String, Value>,
 ) -> BoxFuture<'static, (u32, Delivery)> {
-    let mut fields: Map<String, Value> = match serde_json::from_str(fields) {
-        Ok(f) => f,
-        Err(e) => {
-            let why = format!("$.{name} takes an object: {e}");
-            return async move { (req, Delivery::Refused(why)) }.boxed();
-        }
-    };
-    if name == "session.append" {
-        // SPEC §6: a mod's `$.session.append` is a note (§1.5 door `note`, with
-        // `next.origin` the mod); it never writes another door's row.
-        fields.insert("door".into(), Value::String("note".into()));
-        fields.remove("tool");
+    if let Err(why) = wire::check_op_fields(&name, &mut fields) {
+        return async move { (req, Delivery::Refused(why)) }.boxed();
     }
     let raised = cx.raise(Event::new(name.as_str(), fields));
     async move { (req, Delivery::Op(name, raised.await)) }.boxed()

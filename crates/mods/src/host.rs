@@ -12,6 +12,7 @@
 
 use crate::load::{ModSource, Module as Source};
 use crate::translate;
+use crate::wire::{self, Msg, Outbox};
 use crate::worker::Worker;
 use crate::HostConfig;
 use fnhooks::Next;
@@ -25,9 +26,9 @@ use std::sync::{Arc, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
-/// The global the bridge's JavaScript half is kept under: non-enumerable, read-only.
-/// A mod that finds it can do nothing with it it cannot do with its own hooks (every
-/// message names one of its own hook runs).
+/// The global the bridge's JavaScript half is kept under: a getter that answers it only
+/// while the Rust half has unsealed it for its own read ([`Host::bridge`]); a mod reads
+/// `undefined` there, and can neither replace nor delete it.
 const BRIDGE_GLOBAL: &str = "__secDefaultBridge";
 
 /// The deadline of forgetting a run dropped halfway.
@@ -39,46 +40,12 @@ const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 /// The bridge's JavaScript half.
 const BRIDGE_JS: &str = include_str!("js/bridge.js");
 
-/// What the JavaScript half says about one hook run (`bridge.js`, `outbox`).
-#[derive(Debug)]
-pub(crate) enum Msg {
-    /// The hook answered: the answer as JSON.
-    Done(String),
-    /// The hook answered what next request `req` resolved to, as it came.
-    DoneSame(u32),
-    /// The hook threw (or its promise rejected).
-    Threw { message: String, stack: String },
-    /// The runtime's worker was torn down (SPEC §6 "Limits"): why.
-    Crashed(String),
-    /// The hook threw the very rejection of next request `req`.
-    ThrewChain(u32),
-    /// The hook answered nothing usable (`undefined`, a value that is not JSON).
-    Invalid(String),
-    /// `next(e)` (`tier` empty) or `next.to(e, tier)`; `event` empty: as received.
-    Next {
-        req: u32,
-        event: String,
-        tier: String,
-    },
-    /// A `$` call: `$.<noun>.<method>(...)` raises `name` with these fields.
-    Op {
-        req: u32,
-        name: String,
-        fields: String,
-    },
-}
-
-impl Msg {
-    /// Whether the message ends its hook run (the JavaScript half has forgotten it).
-    pub(crate) fn ends_run(&self) -> bool {
-        !matches!(self, Msg::Next { .. } | Msg::Op { .. })
-    }
-}
-
 #[derive(Default)]
 struct Mailbox {
     msgs: Vec<Msg>,
     waker: Option<Waker>,
+    /// The highest request number the run has sent: each new one must be above it.
+    last_req: u32,
 }
 
 /// The hook runs in flight: their mailboxes, and their `next` (for `next.trace` and
@@ -180,6 +147,9 @@ pub(crate) struct Host {
     source: Arc<ModSource>,
     crashes: Arc<CrashLog>,
     crash_told: AtomicBool,
+    /// Set by the Rust half just before it reads the bridge off the global object; the
+    /// bridge's getter answers once and clears it ([`Host::bridge`]).
+    unseal: Arc<AtomicBool>,
     pub(crate) config: HostConfig,
 }
 
@@ -528,6 +498,7 @@ impl Host {
             source,
             crashes,
             crash_told: AtomicBool::new(false),
+            unseal: Arc::new(AtomicBool::new(false)),
             config,
         });
         {
@@ -615,10 +586,15 @@ impl Host {
                 .map_err(js)?;
             host.set("pluginName", plugin_name).map_err(js)?;
             host.set("pluginRoot", root).map_err(js)?;
-            let bridge: Object = make.call((host, extra)).map_err(js)?;
-            ctx.globals()
-                .prop(BRIDGE_GLOBAL, rquickjs::object::Property::from(bridge))
-                .map_err(js)?;
+            let unseal = Arc::clone(&self.unseal);
+            host.set(
+                "unsealed",
+                Function::new(ctx.clone(), move || unseal.swap(false, Ordering::AcqRel))
+                    .map_err(js)?,
+            )
+            .map_err(js)?;
+            host.set("bridgeGlobal", BRIDGE_GLOBAL).map_err(js)?;
+            let _: Object = make.call((host, extra)).map_err(js)?;
             Ok(())
         })
     }
@@ -643,7 +619,9 @@ impl Host {
             let register: Value = ns
                 .get("register")
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
-            let bridge = bridge_of(&ctx).map_err(|e| self.failure(&ctx, &e, "did not load"))?;
+            let bridge = self
+                .bridge(&ctx)
+                .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
             let run: Function = bridge
                 .get("register")
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
@@ -657,7 +635,13 @@ impl Host {
             let outbox: Array = take
                 .call(())
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
-            if let (_, Some(cap)) = read_outbox(&outbox) {
+            let read = wire::read_outbox(&outbox, &|name| self.answers(name)).map_err(|why| {
+                format!(
+                    "hooks module {}: did not load: the bridge was tampered with: {why}",
+                    self.source.entry
+                )
+            })?;
+            if let Some(cap) = read.cap {
                 return Err(format!(
                     "hooks module {}: did not load: the runtime hit its {cap} cap of {} while it loaded",
                     self.source.entry,
@@ -803,7 +787,10 @@ impl Host {
                 .deadline
                 .set(host.config.hook_timeout.min(CLOSE_BUDGET));
             host.ctx.with(|ctx| {
-                if let Ok(f) = bridge_of(&ctx).and_then(|b| b.get::<_, Function>("forget")) {
+                if let Ok(f) = host
+                    .bridge(&ctx)
+                    .and_then(|b| b.get::<_, Function>("forget"))
+                {
                     let _ = f.call::<_, Value>((id,));
                 }
             });
@@ -911,31 +898,35 @@ impl Host {
         let left = self.config.hook_timeout.saturating_sub(*used);
         let began = Instant::now();
         self.wr.deadline.set(left);
-        type Outbox = (Vec<(u32, Msg)>, Option<&'static str>);
-        let out = self.ctx.with(|ctx| -> Result<Outbox, PumpError> {
-            let bridge = bridge_of(&ctx).map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
-            if let Err(e) = enter(&ctx, &bridge) {
-                if !self.wr.deadline.fired.load(Ordering::Relaxed) {
-                    return Err(PumpError::Js(caught(&ctx, &e).0));
+        let out = self
+            .ctx
+            .with(|ctx| -> Result<Result<Outbox, String>, PumpError> {
+                let bridge = self
+                    .bridge(&ctx)
+                    .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+                if let Err(e) = enter(&ctx, &bridge) {
+                    if !self.wr.deadline.fired.load(Ordering::Relaxed) {
+                        return Err(PumpError::Js(caught(&ctx, &e).0));
+                    }
                 }
-            }
-            loop {
-                if self.wr.deadline.fired.load(Ordering::Relaxed) || !ctx.execute_pending_job() {
-                    break;
+                loop {
+                    if self.wr.deadline.fired.load(Ordering::Relaxed) || !ctx.execute_pending_job()
+                    {
+                        break;
+                    }
                 }
-            }
-            let take: Function = bridge
-                .get("take")
-                .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
-            let out: Array = take
-                .call(())
-                .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
-            Ok(read_outbox(&out))
-        });
+                let take: Function = bridge
+                    .get("take")
+                    .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+                let out: Array = take
+                    .call(())
+                    .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
+                Ok(wire::read_outbox(&out, &|name| self.answers(name)))
+            });
         self.wr.deadline.clear();
         *used += began.elapsed();
         let fired = self.wr.deadline.fired.swap(false, Ordering::Relaxed);
-        let (msgs, caught) = match out {
+        let read = match out {
             Err(PumpError::Js(m)) => match cap_hit(&m) {
                 Some(cap) => {
                     let why = self.cap_line(cap);
@@ -945,6 +936,10 @@ impl Host {
                 None => return Err(PumpError::Js(m)),
             },
             other => other?,
+        };
+        let Outbox { msgs, cap: caught } = match read {
+            Ok(read) => read,
+            Err(why) => return Err(self.tampered(&why)),
         };
         let cap = caught.or_else(|| {
             msgs.iter().find_map(|(_, m)| match m {
@@ -957,11 +952,22 @@ impl Host {
             self.crash(why.clone());
             return Err(PumpError::Crash(why));
         }
-        self.route(msgs);
+        if let Err(why) = self.route(msgs) {
+            return Err(self.tampered(&why));
+        }
         if fired {
             return Err(PumpError::Timeout);
         }
         Ok(())
+    }
+
+    /// The bridge's JavaScript half, read off the global object: unsealed for this one
+    /// read (the mod, reading the same global, gets `undefined`).
+    fn bridge<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+        self.unseal.store(true, Ordering::Release);
+        let bridge = ctx.globals().get(BRIDGE_GLOBAL);
+        self.unseal.store(false, Ordering::Release);
+        bridge
     }
 
     /// `its worker was torn down: the runtime hit its memory cap of 256 MiB`.
@@ -981,13 +987,46 @@ impl Host {
         }
     }
 
-    fn route(&self, msgs: Vec<(u32, Msg)>) {
+    /// The worker is torn down: the JavaScript half sent what the honest bridge never
+    /// sends (SPEC §6 "Sandbox"). Every run in flight fails with kind `crash`; nothing
+    /// it asked for is raised.
+    fn tampered(&self, why: &str) -> PumpError {
+        self.torn_down(format!(
+            "its worker was torn down: the mod tampered with the bridge ({why})"
+        ))
+    }
+
+    /// Tears the worker down for `why` (this mod's run the cause): every run in flight
+    /// fails with kind `crash`.
+    pub(crate) fn torn_down(&self, why: String) -> PumpError {
+        self.crash(why.clone());
+        PumpError::Crash(why)
+    }
+
+    /// Whether the session answers a `$` call of this name (SPEC §6 `$`), or the
+    /// embedding program declared it.
+    pub(crate) fn answers(&self, name: &str) -> bool {
+        ANSWERED_OPS.contains(&name) || self.config.extra_ops.iter().any(|o| o == name)
+    }
+
+    /// Hands each message to the run it names. A run's requests must come numbered above
+    /// every request it sent before.
+    ///
+    /// # Errors
+    ///
+    /// Why the messages cannot have come from the honest bridge; none is routed then.
+    fn route(&self, msgs: Vec<(u32, Msg)>) -> Result<(), String> {
         if msgs.is_empty() {
-            return;
+            return Ok(());
         }
         let mut wake = Vec::new();
         {
             let mut calls = self.calls.lock();
+            for (id, msg) in &msgs {
+                if let (Some(m), Some(req)) = (calls.mail.get_mut(id), msg.request()) {
+                    wire::in_order(&mut m.last_req, req)?;
+                }
+            }
             for (id, msg) in msgs {
                 if let Some(m) = calls.mail.get_mut(&id) {
                     m.msgs.push(msg);
@@ -1000,6 +1039,7 @@ impl Host {
         for w in wake {
             w.wake();
         }
+        Ok(())
     }
 
     /// Runs `judge` with a tester of the registrations' RegExps (SPEC §6 matcher): one
@@ -1040,7 +1080,7 @@ impl Host {
     fn test_regexp(&self, left: Duration, i: u32, s: &str) -> bool {
         self.wr.deadline.set(left);
         let out = self.ctx.with(|ctx| {
-            bridge_of(&ctx)
+            self.bridge(&ctx)
                 .and_then(|b| b.get::<_, Function>("testRegExp"))
                 .and_then(|f| f.call::<_, bool>((i, s)))
                 .unwrap_or(false)
@@ -1070,52 +1110,6 @@ fn mib(bytes: usize) -> String {
     } else {
         format!("{} KiB", bytes >> 10)
     }
-}
-
-fn bridge_of<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
-    ctx.globals().get(BRIDGE_GLOBAL)
-}
-
-/// The messages of the outbox, and the cap the bridge saw hit (kind 7), if any.
-fn read_outbox(out: &Array<'_>) -> (Vec<(u32, Msg)>, Option<&'static str>) {
-    let n = out.len() / 5;
-    let mut msgs = Vec::with_capacity(n);
-    let mut cap = None;
-    for i in 0..n {
-        let at = i * 5;
-        let id: u32 = out.get(at).unwrap_or(0);
-        let kind: u32 = out.get(at + 1).unwrap_or(u32::MAX);
-        let req: u32 = out.get(at + 2).unwrap_or(0);
-        let a: String = out.get(at + 3).unwrap_or_default();
-        let b: String = out.get(at + 4).unwrap_or_default();
-        let msg = match kind {
-            0 => Msg::Done(a),
-            1 => Msg::DoneSame(req),
-            2 => Msg::Threw {
-                message: a,
-                stack: b,
-            },
-            3 => Msg::ThrewChain(req),
-            4 => Msg::Invalid(a),
-            5 => Msg::Next {
-                req,
-                event: a,
-                tier: b,
-            },
-            6 => Msg::Op {
-                req,
-                name: a,
-                fields: b,
-            },
-            7 => {
-                cap = CAP_ERRORS.iter().map(|(_, c)| *c).find(|c| *c == a).or(cap);
-                continue;
-            }
-            _ => continue,
-        };
-        msgs.push((id, msg));
-    }
-    (msgs, cap)
 }
 
 /// The thrown value of an exception error.

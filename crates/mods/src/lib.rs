@@ -9,6 +9,7 @@ pub mod load;
 mod matcher;
 mod plugin;
 mod translate;
+mod wire;
 mod worker;
 
 pub use host::SharedWorker;

@@ -137,24 +137,32 @@ fn a_dynamic_import_never_compiles() {
     }
 }
 
+/// The bridge's handle on the global object answers the Rust half alone (SPEC §6
+/// "Sandbox"): the mod reads `undefined` there, through the getter itself too, and can
+/// neither replace nor delete it; the bridge goes on working (the hook's answer comes
+/// through it).
 #[test]
-fn the_bridge_global_cannot_be_replaced_or_deleted() {
+fn the_bridge_global_answers_the_rust_half_alone() {
     let a = probe(
         "",
         r#"() => {
             const out = {};
-            const b = globalThis.__secDefaultBridge;
+            out.read = typeof globalThis.__secDefaultBridge;
+            const d = Object.getOwnPropertyDescriptor(globalThis, '__secDefaultBridge');
+            out.viaGetter = typeof d.get.call(globalThis);
+            out.configurable = d.configurable;
             try { delete globalThis.__secDefaultBridge; } catch (_) {}
             try { globalThis.__secDefaultBridge = {}; } catch (_) {}
             try { Object.defineProperty(globalThis, '__secDefaultBridge', { value: {} }); } catch (_) {}
-            try { b.take = () => []; } catch (_) {}
-            out.same = globalThis.__secDefaultBridge === b;
-            out.frozen = Object.isFrozen(b);
+            out.after = typeof globalThis.__secDefaultBridge;
             return out;
         }"#,
     )
     .unwrap();
-    assert_eq!(*a, json!({"same": true, "frozen": true}));
+    assert_eq!(
+        *a,
+        json!({"read": "undefined", "viaGetter": "undefined", "configurable": false, "after": "undefined"})
+    );
 }
 
 // ---- the bridge: another plugin's runs cannot be reached ------------------------------
@@ -534,9 +542,15 @@ fn odd_answers_and_throws_fail_the_hook_and_never_panic() {
         .collect();
     let js = caught_plugin(&refs);
     let names: Vec<String> = hooks.iter().map(|(n, _)| n.clone()).collect();
-    let out = within(60, move || {
+    let out = within(120, move || {
         let (engine, _) = engine();
-        engine.seat(js_plugin("m", Tier::User, &js));
+        // A hook timeout no machine's load reaches (a 16 MiB message is written out):
+        // what is tested is the answer, not speed.
+        let config = HostConfig {
+            hook_timeout: Duration::from_secs(30),
+            ..config()
+        };
+        engine.seat(js_plugin_with("m", Tier::User, &js, config));
         names
             .iter()
             .map(|n| (n.clone(), raise(&engine, n, json!({}))))
@@ -592,7 +606,22 @@ fn an_answer_nested_past_the_stack_cap_crashes_the_worker() {
 
 #[test]
 fn a_huge_answer_comes_through() {
-    let a = probe("", "() => ({ text: 'x'.repeat(16 << 20) })").unwrap();
+    // A hook timeout no machine's load reaches: what is tested is the size, not speed.
+    let a = within(60, || {
+        let (engine, _) = engine();
+        let config = HostConfig {
+            hook_timeout: Duration::from_secs(30),
+            ..config()
+        };
+        engine.seat(js_plugin_with(
+            "m",
+            Tier::User,
+            "export function register(on) { on('prompt.section', () => ({ text: 'x'.repeat(16 << 20) })); }",
+            config,
+        ));
+        raise(&engine, "prompt.section", json!({"text": "t"}))
+    })
+    .unwrap();
     assert_eq!(a["text"].as_str().unwrap().len(), 16 << 20);
 }
 

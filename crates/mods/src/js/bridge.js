@@ -4,32 +4,76 @@
 // the registrations) in this closure, locks string compilation away, adds the globals
 // Claude Code gives a mod, and answers the Rust half through the object it returns.
 //
-// Messages to Rust are runs of five values in `outbox`: callId, kind, reqId, a, b:
+// Messages to Rust are runs of five values in `outbox` (checked one by one in Rust,
+// `read_outbox`: nothing here is trusted there): callId, kind, reqId, a, b:
 //   0 done, a = the answer as JSON         1 done, the answer of next request reqId
 //   2 threw, a = message, b = stack         3 threw the rejection of next request reqId
 //   4 answered nothing usable, a = why      5 next(e): a = the event as JSON or '' (as
 //   received), b = the tier of next.to or '' 6 $ call: a = event name, b = fields as JSON
 (function (host, answeredOps) {
   'use strict';
+  // ---- primordials (SPEC §6 "Sandbox": nothing the JavaScript side says is trusted) --
+  // Every intrinsic the bridge calls after the mod's code has run is captured here,
+  // before any of it runs, as Node's internals keep their "primordials": a mod that
+  // replaces `Set.prototype.has`, `Map.prototype.get`, `Promise.prototype.then`,
+  // `Function.prototype.call` or `JSON.parse`, or defines a setter on
+  // `Array.prototype[0]` or `Object.prototype.x`, changes nothing the bridge does. The
+  // bridge's own arrays and records have no prototype (an index or key written to them
+  // never meets an accessor the mod defined), and methods are called through
+  // `Reflect.apply` on the captured functions, never looked up at call time. Every
+  // JavaScript the engine adds follows the same rule; the Rust half checks every
+  // message all the same (crates/mods/src/host.rs, `read_outbox`).
   const O = Object;
+  const apply = Reflect.apply;
+  const uncurry = (f) => (self, ...args) => apply(f, self, args);
   const freeze = O.freeze;
   const keys = O.keys;
   const isFrozen = O.isFrozen;
   const defineProperty = O.defineProperty;
   const getPrototypeOf = O.getPrototypeOf;
+  const setPrototypeOf = O.setPrototypeOf;
+  const create = O.create;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const P = Promise;
-  const reject = (err) => P.reject(err);
-  const then = (p, ok, bad) => P.prototype.then.call(p, ok, bad);
+  const promiseResolve = P.resolve;
+  const promiseReject = P.reject;
+  const nativeThen = P.prototype.then;
+  const reject = (err) => apply(promiseReject, P, [err]);
+  const resolved = (v) => apply(promiseResolve, P, [v]);
+  const then = (p, ok, bad) => apply(nativeThen, p, [ok, bad]);
   const isArray = Array.isArray;
-  const push = (a, v) => { a[a.length] = v; };
+  const arraySlice = uncurry(Array.prototype.slice);
+  const stringSlice = uncurry(String.prototype.slice);
+  const startsWith = uncurry(String.prototype.startsWith);
+  // What the bridge sends of a mod's own text (a thrown message, a stack) is sent
+  // well-formed: a lone surrogate is no Unicode, and the Rust half reads only Unicode.
+  const isWellFormed = typeof String.prototype.isWellFormed === 'function'
+    ? uncurry(String.prototype.isWellFormed) : () => true;
+  const toWellFormed = typeof String.prototype.toWellFormed === 'function'
+    ? uncurry(String.prototype.toWellFormed) : (s) => s;
+  const wellFormed = (s) => (isWellFormed(s) ? s : toWellFormed(s));
+  const Str = String;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const Uint8ArrayCtor = Uint8Array;
+  const mapGet = uncurry(Map.prototype.get);
+  const mapSet = uncurry(Map.prototype.set);
+  const mapHas = uncurry(Map.prototype.has);
+  const mapDelete = uncurry(Map.prototype.delete);
+  const setHas = uncurry(Set.prototype.has);
+  const weakGet = uncurry(WeakMap.prototype.get);
+  const weakSet = uncurry(WeakMap.prototype.set);
   const RegExpProto = RegExp.prototype;
   const regexpExec = RegExpProto.exec;
   const RegExpCtor = RegExp;
-  const apply = Reflect.apply;
+  const nativeWithResolvers = P.withResolvers;
+  // A list of the bridge's own: no prototype, so `a[i] = v` defines an own element.
+  const list = () => setPrototypeOf([], null);
+  const push = (a, v) => { a[a.length] = v; };
   const isRegExp = (v) => {
-    try { RegExpProto.exec.call(v, ''); return true; } catch (err) { noteCap(err); return false; }
+    try { apply(regexpExec, v, ['']); return true; } catch (err) { noteCap(err); return false; }
   };
   const answered = new Set(answeredOps);
 
@@ -64,9 +108,9 @@
   }
   // Each compiled module's own slot (crates/mods/src/load/caught.rs): its catch clauses
   // store 1 (stack) or 2 (memory) there with no call; `take` reads every slot.
-  const capSlots = [];
+  const capSlots = list();
   function capTake() {
-    const slot = new Uint8Array(1);
+    const slot = new Uint8ArrayCtor(1);
     push(capSlots, slot);
     return slot;
   }
@@ -81,7 +125,6 @@
     }
     return hit;
   }
-  const nativeThen = P.prototype.then;
   defineProperty(P.prototype, 'then', {
     value: {
       then(ok, bad) {
@@ -98,9 +141,11 @@
 
   // Iterative, so that an event nested deeper than the JavaScript stack freezes too.
   function deepFreeze(v) {
-    const todo = [v];
+    const todo = list();
+    todo[0] = v;
     while (todo.length > 0) {
-      const o = todo.pop();
+      const o = todo[todo.length - 1];
+      todo.length = todo.length - 1;
       if (o !== null && typeof o === 'object' && !isFrozen(o)) {
         freeze(o);
         const ks = keys(o);
@@ -114,9 +159,9 @@
     try {
       if (err !== null && typeof err === 'object' && 'message' in err) {
         const name = typeof err.name === 'string' ? err.name : 'Error';
-        return name + ': ' + String(err.message);
+        return wellFormed(name + ': ' + Str(err.message));
       }
-      return String(err);
+      return wellFormed(Str(err));
     } catch (inner) {
       noteCap(inner);
       return 'a value that cannot be printed';
@@ -126,7 +171,7 @@
   function stackOf(err) {
     try {
       return err !== null && typeof err === 'object' && typeof err.stack === 'string'
-        ? err.stack : '';
+        ? wellFormed(err.stack) : '';
     } catch (inner) {
       noteCap(inner);
       return '';
@@ -135,20 +180,20 @@
 
   // ---- registrations: register(on, options) --------------------------------------
 
-  const regs = [];
+  const regs = list();
   let open = false;
-  const regexps = [];
+  const regexps = list();
   const MAX_MATCHER_DEPTH = 8;
 
   // A matcher as data for Rust: {"$eq": v} | {"$re": i} | {"$any": [..]} |
   // {"$obj": {k: node}} (reference §2.2: scalar ===, RegExp, one-of, nested partial).
   function matcherNode(v, depth) {
     if (depth > MAX_MATCHER_DEPTH) {
-      throw new RangeError('the matcher is nested deeper than ' + MAX_MATCHER_DEPTH + ' levels');
+      throw new RangeErrorCtor('the matcher is nested deeper than ' + MAX_MATCHER_DEPTH + ' levels');
     }
     if (v === null || typeof v !== 'object') {
       if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
-        throw new TypeError('a matcher value is a ' + typeof v + ', which never matches data');
+        throw new TypeErrorCtor('a matcher value is a ' + typeof v + ', which never matches data');
       }
       return { $eq: v === undefined ? null : v };
     }
@@ -159,11 +204,11 @@
       return { $re: regexps.length - 1 };
     }
     if (isArray(v)) {
-      const any = [];
+      const any = list();
       for (let i = 0; i < v.length; i++) push(any, matcherNode(v[i], depth + 1));
       return { $any: any };
     }
-    const obj = {};
+    const obj = create(null);
     const ks = keys(v);
     for (let i = 0; i < ks.length; i++) {
       if (v[ks[i]] !== undefined) obj[ks[i]] = matcherNode(v[ks[i]], depth + 1);
@@ -172,7 +217,7 @@
   }
 
   function on(pattern, a, b) {
-    if (!open) throw new Error('on() may only be called while register runs');
+    if (!open) throw new ErrorCtor('on() may only be called while register runs');
     let matcher;
     let hook;
     if (b === undefined && typeof a === 'function') {
@@ -182,22 +227,23 @@
       hook = b;
     }
     if (typeof pattern !== 'string') {
-      throw new TypeError('the event name passed to on() is not a string');
+      throw new TypeErrorCtor('the event name passed to on() is not a string');
     }
     if (typeof hook !== 'function') {
-      throw new TypeError('on("' + pattern + '"): the hook is not a function');
+      throw new TypeErrorCtor('on("' + pattern + '"): the hook is not a function');
     }
     if (matcher !== undefined && (matcher === null || typeof matcher !== 'object' || isArray(matcher))) {
-      throw new TypeError('on("' + pattern + '"): the matcher is not an object');
+      throw new TypeErrorCtor('on("' + pattern + '"): the matcher is not an object');
     }
     if (matcher === undefined) {
       for (let i = 0; i < regs.length; i++) {
         if (regs[i].pattern === pattern && regs[i].matcher === undefined) {
-          throw new Error('on("' + pattern + '") is registered twice without a matcher');
+          throw new ErrorCtor('on("' + pattern + '") is registered twice without a matcher');
         }
       }
     }
     const reg = {
+      __proto__: null,
       pattern,
       matcher,
       node: matcher === undefined ? null : matcherNode(matcher, 1),
@@ -207,9 +253,9 @@
     push(regs, reg);
     const registration = freeze({
       catch(handler) {
-        if (!open) throw new Error('.catch may only be set while register runs');
-        if (reg.catch !== undefined) throw new Error('.catch is set twice on one registration');
-        if (typeof handler !== 'function') throw new TypeError('.catch takes a function');
+        if (!open) throw new ErrorCtor('.catch may only be set while register runs');
+        if (reg.catch !== undefined) throw new ErrorCtor('.catch is set twice on one registration');
+        if (typeof handler !== 'function') throw new TypeErrorCtor('.catch takes a function');
         reg.catch = handler;
         return registration;
       },
@@ -220,7 +266,7 @@
   // Runs the module's register(on, options); resolves with the registrations as JSON.
   function register(fn, optionsText) {
     if (typeof fn !== 'function') {
-      return reject(new TypeError('the hooks module does not export a function named register'));
+      return reject(new TypeErrorCtor('the hooks module does not export a function named register'));
     }
     const options = deepFreeze(parse(optionsText));
     open = true;
@@ -232,9 +278,9 @@
       open = false;
       return reject(err);
     }
-    return then(P.resolve(r), () => {
+    return then(resolved(r), () => {
       open = false;
-      const out = [];
+      const out = list();
       for (let i = 0; i < regs.length; i++) {
         push(out, { pattern: regs[i].pattern, matcher: regs[i].node, catch: regs[i].catch !== undefined });
       }
@@ -249,7 +295,7 @@
   // ---- calls: a hook's run ------------------------------------------------------
 
   const calls = new Map();
-  let outbox = [];
+  let outbox = list();
   const send = (id, kind, req, a, b) => {
     const n = outbox.length;
     outbox[n] = id;
@@ -267,22 +313,26 @@
 
   function traceOf(call) {
     if (call.trace === undefined || call.traceAt !== call.settled) {
-      call.trace = calls.has(call.id) ? deepFreeze(parse(host.trace(call.id))) : freeze([]);
+      call.trace = mapHas(calls, call.id) ? deepFreeze(parse(host.trace(call.id))) : freeze([]);
       call.traceAt = call.settled;
     }
     return call.trace;
   }
 
-  const withResolvers = typeof P.withResolvers === 'function'
-    ? () => P.withResolvers()
-    : () => { const r = {}; r.promise = new P((res, rej) => { r.resolve = res; r.reject = rej; }); return r; };
+  const withResolvers = typeof nativeWithResolvers === 'function'
+    ? () => apply(nativeWithResolvers, P, [])
+    : () => {
+      const r = create(null);
+      r.promise = new P((res, rej) => { r.resolve = res; r.reject = rej; });
+      return r;
+    };
 
   function request(call, e, tier, argc) {
-    if (!calls.has(call.id)) {
-      return reject(new Error('next belongs to a hook that has answered; it runs nothing'));
+    if (!mapHas(calls, call.id)) {
+      return reject(new ErrorCtor('next belongs to a hook that has answered; it runs nothing'));
     }
     if (argc === 0 || e === undefined || e === null || typeof e !== 'object' || isArray(e)) {
-      return reject(new TypeError('next() takes the event (an object)'));
+      return reject(new TypeErrorCtor('next() takes the event (an object)'));
     }
     let text = '';
     if (e !== call.e) {
@@ -303,20 +353,21 @@
   // What every `next` shares: `next.to`, `next.is` and the getters, on a prototype of
   // their own (a hook run makes one function, not six); each finds its run in a WeakMap.
   const nextCalls = new WeakMap();
-  const callOf = (next) => nextCalls.get(next);
+  const callOf = (next) => weakGet(nextCalls, next);
   const NextProto = O.create(Function.prototype, {
     to: {
       value: function to(e, tier) {
         const call = callOf(this);
-        if (call === undefined) return reject(new TypeError('next.to must be called on next'));
-        return request(call, e, typeof tier === 'string' ? tier : String(tier), arguments.length);
+        if (call === undefined) return reject(new TypeErrorCtor('next.to must be called on next'));
+        return request(call, e, typeof tier === 'string' ? tier : Str(tier), arguments.length);
       },
     },
     is: {
       value: function is(p, e) {
         const call = callOf(this);
         return call !== undefined && typeof p === 'string' && e === call.e &&
-          (p === call.name || p === '*' || (p.slice(-2) === '.*' && call.name.startsWith(p.slice(0, -1))));
+          (p === call.name || p === '*' ||
+            (stringSlice(p, -2) === '.*' && startsWith(call.name, stringSlice(p, 0, -1))));
       },
     },
     origin: { get() { const c = callOf(this); return c === undefined ? undefined : originOf(c); } },
@@ -333,18 +384,17 @@
     error: { get() { const c = callOf(this); return c === undefined || c.failed === undefined ? undefined : c.failed.error; } },
   });
   freeze(NextProto);
-  const setPrototypeOf = O.setPrototypeOf;
 
   function makeNext(call) {
     const next = function next(e) { return request(call, e, '', arguments.length); };
     setPrototypeOf(next, NextProto);
-    nextCalls.set(next, call);
+    weakSet(nextCalls, next, call);
     return freeze(next);
   }
 
   function done(call, v) {
-    if (!calls.has(call.id)) return;
-    calls.delete(call.id);
+    if (!mapHas(calls, call.id)) return;
+    mapDelete(calls, call.id);
     if (v === undefined) {
       send(call.id, 4, 0, 'returned nothing (undefined)', '');
       return;
@@ -374,8 +424,8 @@
 
   function failed(call, err) {
     noteCap(err);
-    if (!calls.has(call.id)) return;
-    calls.delete(call.id);
+    if (!mapHas(calls, call.id)) return;
+    mapDelete(calls, call.id);
     for (let i = 0; i < call.rejections.length; i += 2) {
       if (call.rejections[i] === err) {
         send(call.id, 3, call.rejections[i + 1], '', '');
@@ -390,16 +440,17 @@
     const reg = regs[regIndex];
     const fn = reg === undefined ? undefined : (isCatch ? reg.catch : reg.hook);
     const call = {
+      __proto__: null,
       id, name, budget, e: deepFreeze(parse(eText)), seq: 0, settled: 0,
-      pending: [], answers: [], rejections: [], forward: 0,
+      pending: list(), answers: list(), rejections: list(), forward: 0,
       origin: undefined, trace: undefined, traceAt: -1,
       failed: failedText === '' ? undefined : deepFreeze(parse(failedText)),
     };
-    calls.set(id, call);
+    mapSet(calls, id, call);
     const next = makeNext(call);
     current = id;
     if (typeof fn !== 'function') {
-      failed(call, new Error('no such hook'));
+      failed(call, new ErrorCtor('no such hook'));
       return;
     }
     let r;
@@ -450,7 +501,7 @@
   // Settles request reqId of call id: kind 0 next's answer (JSON), 1 a $ call's value
   // (JSON, '' for undefined), 2 a rejection with this message.
   function settle(id, reqId, kind, text) {
-    const call = calls.get(id);
+    const call = mapGet(calls, id);
     if (call === undefined) return;
     const p = call.pending[reqId];
     if (p === undefined) return;
@@ -469,7 +520,7 @@
       p.resolve(v);
       if (call.forward === reqId) done(call, v);
     } else {
-      const err = new Error(text);
+      const err = new ErrorCtor(text);
       push(call.rejections, err);
       push(call.rejections, reqId);
       p.reject(err);
@@ -486,12 +537,12 @@
       capHit = '';
     }
     const out = outbox;
-    outbox = [];
+    outbox = list();
     return out;
   }
 
   function forget(id) {
-    calls.delete(id);
+    mapDelete(calls, id);
   }
 
   function testRegExp(i, s) {
@@ -504,11 +555,11 @@
   // ---- $: the plugin's cx ---------------------------------------------------------
 
   function op(name, fields) {
-    const call = calls.get(current);
+    const call = mapGet(calls, current);
     if (call === undefined) {
-      return reject(new Error('$.' + name + ' may only be called while a hook runs'));
+      return reject(new ErrorCtor('$.' + name + ' may only be called while a hook runs'));
     }
-    if (!answered.has(name)) return reject(new Error('no implementation for ' + name));
+    if (!setHas(answered, name)) return reject(new ErrorCtor('no implementation for ' + name));
     let text;
     try {
       text = stringify(fields === undefined ? {} : fields);
@@ -517,7 +568,7 @@
       return reject(err);
     }
     if (typeof text !== 'string' || text[0] !== '{') {
-      return reject(new TypeError('$.' + name + ' takes an object'));
+      return reject(new TypeErrorCtor('$.' + name + ' takes an object'));
     }
     const reqId = ++call.seq;
     const r = withResolvers();
@@ -529,18 +580,19 @@
   const objectArg = (v) => v !== null && typeof v === 'object' && !isArray(v);
   const named = (v) => (objectArg(v) ? v : { name: v });
   const shapes = {
+    __proto__: null,
     'env.get': (a) => named(a),
     'env.set': (a, b) => (objectArg(a) ? a : { name: a, value: b === undefined ? null : b }),
     'ui.log': (a, b) => {
       const f = objectArg(a) ? a : { text: a, to: objectArg(b) ? b.to : undefined };
       const text = f.text !== undefined ? f.text : f.line;
-      return { line: typeof text === 'string' ? text : String(text), to: f.to === 'debug' ? 'debug' : 'screen' };
+      return { line: typeof text === 'string' ? text : Str(text), to: f.to === 'debug' ? 'debug' : 'screen' };
     },
     'settings.read': (a) => (objectArg(a) ? a : (a === undefined ? {} : { source: a })),
     'session.append': (a) => {
       const f = objectArg(a) ? a : { text: a };
       const row = objectArg(f.message) ? f.message : f;
-      const out = {};
+      const out = create(null);
       const ks = keys(row);
       for (let i = 0; i < ks.length; i++) out[ks[i]] = row[ks[i]];
       return out; // the door is the Rust half's to set: always `note`
@@ -582,7 +634,7 @@
         try {
           fields = shape !== undefined ? shape(arguments[0], arguments[1])
             : (arguments.length === 1 && objectArg(arguments[0]) ? arguments[0]
-              : { args: Array.prototype.slice.call(arguments) });
+              : { args: arraySlice(arguments) });
         } catch (err) {
           noteCap(err);
           return reject(err);
@@ -902,5 +954,17 @@
     try { delete g[name]; } catch (_) { /* not there */ }
   }
 
-  return freeze({ register, start, settle, take, forget, testRegExp });
+  // ---- the Rust half's handle ----------------------------------------------------
+  // Kept on the global object behind a getter that answers the bridge only while the
+  // Rust half has unsealed it for the one read it makes (`host.unsealed` answers true
+  // once): the mod reads `undefined` there, can neither replace nor delete the getter,
+  // and so can never call `settle`, `take` or `start` itself.
+  const bridge = freeze({ __proto__: null, register, start, settle, take, forget, testRegExp });
+  const unsealed = host.unsealed;
+  defineProperty(g, host.bridgeGlobal, {
+    get: function () { return unsealed() === true ? bridge : undefined; },
+    enumerable: false,
+    configurable: false,
+  });
+  return bridge;
 })

@@ -1,0 +1,444 @@
+//! The wire between the bridge's two halves (SPEC §6 "Sandbox"): the messages the
+//! JavaScript half leaves in its outbox, read in Rust, where none of it is trusted.
+//!
+//! The JavaScript half runs in the mod's own realm. Whatever it says may have been
+//! forged by the mod (a poisoned intrinsic, a setter on `Array.prototype`), so every
+//! message is read strictly here and checked against what a hook of this mod may do:
+//!
+//! - the outbox is runs of five values (`callId, kind, reqId, a, b`) of the right types,
+//!   of a known kind, at most [`MAX_MESSAGES_PER_TURN`] of them;
+//! - a `$` call names an event the session answers (or the embedding program declared),
+//!   with fields that are a JSON object; its fields are checked against its event before
+//!   anything is raised ([`check_op_fields`]);
+//! - a `next` or `$` request carries a request number above every one its run sent
+//!   before ([`in_order`], where the messages are routed to their runs).
+//!
+//! A message that fails these is no mistake of an honest bridge: the hook fails with kind
+//! `crash` (its worker is torn down) and nothing is raised. A `$` call whose fields do
+//! not fit its event (`$.env.get(5)`) is a mistake a mod can make through the honest
+//! bridge: its promise rejects, and nothing is raised.
+
+use rquickjs::{Array, Value};
+use serde_json::{Map, Value as Json};
+
+/// The most messages one turn of the runtime (a pump: a hook started or a request
+/// settled, then every job it left) may send. A hook that writes 10,000 log lines in a
+/// loop without awaiting them stays under it; past it the hook fails (kind `crash`).
+pub(crate) const MAX_MESSAGES_PER_TURN: usize = 10_000;
+
+/// The most `next` and `$` requests one hook run may have in flight at once.
+pub(crate) const MAX_IN_FLIGHT: usize = 10_000;
+
+/// The message kinds of `bridge.js` (its header comment), named once.
+mod kind {
+    pub(super) const DONE: u32 = 0;
+    pub(super) const DONE_SAME: u32 = 1;
+    pub(super) const THREW: u32 = 2;
+    pub(super) const THREW_CHAIN: u32 = 3;
+    pub(super) const INVALID: u32 = 4;
+    pub(super) const NEXT: u32 = 5;
+    pub(super) const OP: u32 = 6;
+    pub(super) const CAP: u32 = 7;
+}
+
+/// How the Rust half settles a request in the JavaScript half (`bridge.js`, `settle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Settle {
+    /// `next`'s answer, as JSON.
+    NextAnswer = 0,
+    /// A `$` call's value, as JSON (`''` for `undefined`).
+    OpValue = 1,
+    /// A rejection with this message.
+    Rejected = 2,
+}
+
+/// What the JavaScript half says about one hook run (`bridge.js`, `outbox`).
+#[derive(Debug)]
+pub(crate) enum Msg {
+    /// The hook answered: the answer as JSON.
+    Done(String),
+    /// The hook answered what next request `req` resolved to, as it came.
+    DoneSame(u32),
+    /// The hook threw (or its promise rejected).
+    Threw { message: String, stack: String },
+    /// The runtime's worker was torn down (SPEC §6 "Limits"): why.
+    Crashed(String),
+    /// The hook threw the very rejection of next request `req`.
+    ThrewChain(u32),
+    /// The hook answered nothing usable (`undefined`, a value that is not JSON).
+    Invalid(String),
+    /// `next(e)` (`tier` empty) or `next.to(e, tier)`; `event` empty: as received.
+    Next {
+        req: u32,
+        event: String,
+        tier: String,
+    },
+    /// A `$` call: `$.<noun>.<method>(...)` raises `name` with these fields.
+    Op {
+        req: u32,
+        name: String,
+        fields: Map<String, Json>,
+    },
+}
+
+impl Msg {
+    /// Whether the message ends its hook run (the JavaScript half has forgotten it).
+    pub(crate) fn ends_run(&self) -> bool {
+        !matches!(self, Msg::Next { .. } | Msg::Op { .. })
+    }
+
+    /// The request number of a `next` or `$` request.
+    pub(crate) fn request(&self) -> Option<u32> {
+        match self {
+            Msg::Next { req, .. } | Msg::Op { req, .. } => Some(*req),
+            _ => None,
+        }
+    }
+}
+
+/// One turn's outbox, read: the messages by run, and the cap the bridge saw hit.
+#[derive(Debug, Default)]
+pub(crate) struct Outbox {
+    pub(crate) msgs: Vec<(u32, Msg)>,
+    pub(crate) cap: Option<&'static str>,
+}
+
+/// Reads the outbox `out` strictly. `answers` says whether the session answers a `$`
+/// call of that name.
+///
+/// # Errors
+///
+/// Why the outbox cannot have come from the honest bridge: the hook fails with kind
+/// `crash`.
+pub(crate) fn read_outbox(
+    out: &Array<'_>,
+    answers: &dyn Fn(&str) -> bool,
+) -> Result<Outbox, String> {
+    let len = out.len();
+    if !len.is_multiple_of(5) {
+        return Err(format!(
+            "the bridge's outbox holds {len} values, not runs of five"
+        ));
+    }
+    let n = len / 5;
+    if n > MAX_MESSAGES_PER_TURN {
+        return Err(format!(
+            "it sent {n} messages in one turn, over the cap of {MAX_MESSAGES_PER_TURN}"
+        ));
+    }
+    let mut read = Outbox {
+        msgs: Vec::with_capacity(n),
+        cap: None,
+    };
+    for i in 0..n {
+        let at = i * 5;
+        let id = number(out, at)?;
+        let kind = number(out, at + 1)?;
+        let req = number(out, at + 2)?;
+        let (a, b) = (text(out, at + 3)?, text(out, at + 4)?);
+        // A mod's own words (what it threw, why its answer is unusable) may be anything
+        // it wrote; everything else the honest bridge sends is JSON or a name it made.
+        let own_words = matches!(kind, kind::THREW | kind::INVALID);
+        let (a, b) = match (a, b) {
+            (Some(a), Some(b)) => (a, b),
+            (a, b) if own_words => (
+                a.unwrap_or_else(|| NOT_UNICODE.to_owned()),
+                b.unwrap_or_default(),
+            ),
+            _ => return Err(format!("message {i} of its outbox is not Unicode")),
+        };
+        let msg = match kind {
+            kind::DONE => Msg::Done(a),
+            kind::DONE_SAME => Msg::DoneSame(req),
+            kind::THREW => Msg::Threw {
+                message: a,
+                stack: b,
+            },
+            kind::THREW_CHAIN => Msg::ThrewChain(req),
+            kind::INVALID => Msg::Invalid(a),
+            kind::NEXT => Msg::Next {
+                req,
+                event: a,
+                tier: b,
+            },
+            kind::OP => {
+                if !answers(&a) {
+                    return Err(format!(
+                        "it asked the engine to raise {}, which is no $ call the session answers",
+                        fnhooks::escaped(&a)
+                    ));
+                }
+                let fields = match serde_json::from_str::<Json>(&b) {
+                    Ok(Json::Object(f)) => f,
+                    _ => {
+                        return Err(format!(
+                            "its $.{} call's fields are not a JSON object",
+                            fnhooks::escaped(&a)
+                        ))
+                    }
+                };
+                Msg::Op {
+                    req,
+                    name: a,
+                    fields,
+                }
+            }
+            kind::CAP => {
+                let cap = match a.as_str() {
+                    "memory" => "memory",
+                    "stack" => "stack",
+                    _ => return Err("it named a cap that is none of the runtime's".to_owned()),
+                };
+                read.cap = read.cap.or(Some(cap));
+                continue;
+            }
+            other => return Err(format!("it sent a message of no known kind ({other})")),
+        };
+        if msg.request() == Some(0) {
+            return Err("it sent a request numbered 0".to_owned());
+        }
+        read.msgs.push((id, msg));
+    }
+    Ok(read)
+}
+
+/// Checks that request `req` of a run comes after every request it sent before (the
+/// honest bridge numbers a run's requests 1, 2, 3, ...), and records it.
+///
+/// # Errors
+///
+/// Why the request cannot have come from the honest bridge.
+pub(crate) fn in_order(last: &mut u32, req: u32) -> Result<(), String> {
+    if req <= *last {
+        return Err(format!(
+            "it sent request {req} of a hook run after request {last}"
+        ));
+    }
+    *last = req;
+    Ok(())
+}
+
+/// What stands for a mod's words that are no Unicode (a lone surrogate).
+const NOT_UNICODE: &str = "(text that is not valid Unicode)";
+
+/// Value `at` of the outbox: a whole number from 0 to `u32::MAX`.
+fn number(out: &Array<'_>, at: usize) -> Result<u32, String> {
+    let v: Value = out.get(at).map_err(|e| e.to_string())?;
+    let n = v
+        .as_int()
+        .map(f64::from)
+        .or_else(|| v.as_float())
+        .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX));
+    match n {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "checked whole and within u32 above"
+        )]
+        Some(n) => Ok(n as u32),
+        None => Err(format!("value {at} of its outbox is not a message number")),
+    }
+}
+
+/// Value `at` of the outbox: a string (`None` when it is not Unicode: a lone surrogate).
+fn text(out: &Array<'_>, at: usize) -> Result<Option<String>, String> {
+    let v: Value = out.get(at).map_err(|e| e.to_string())?;
+    let s = v
+        .as_string()
+        .ok_or_else(|| format!("value {at} of its outbox is not a string"))?;
+    Ok(s.to_string().ok())
+}
+
+/// Checks the fields of a `$` call the session answers against its event (SPEC §1.5,
+/// §6 `$`), and sets what the engine sets whatever the mod said (a `session.append` is a
+/// note: door `note`, no `tool`). Calls the embedding program declared are its own to
+/// check.
+///
+/// # Errors
+///
+/// The message the call's promise rejects with (nothing is raised).
+pub(crate) fn check_op_fields(name: &str, fields: &mut Map<String, Json>) -> Result<(), String> {
+    let string = |f: &Map<String, Json>, key: &str| f.get(key).is_some_and(Json::is_string);
+    let absent_or = |f: &Map<String, Json>, key: &str, ok: fn(&Json) -> bool| {
+        f.get(key).is_none_or(|v| v.is_null() || ok(v))
+    };
+    let fits = match name {
+        "env.get" => string(fields, "name"),
+        "env.set" => string(fields, "name") && absent_or(fields, "value", Json::is_string),
+        "tool.register" => string(fields, "name"),
+        "tool.check" => string(fields, "tool") && absent_or(fields, "tool_use_id", Json::is_string),
+        "settings.read" => {
+            absent_or(fields, "source", Json::is_string)
+                && absent_or(fields, "key", Json::is_string)
+        }
+        "ui.log" => {
+            string(fields, "line")
+                && absent_or(fields, "to", |v| {
+                    v.as_str().is_some_and(|t| t == "screen" || t == "debug")
+                })
+        }
+        "session.append" => {
+            // SPEC §6: a mod's `$.session.append` is a note (§1.5 door `note`, with
+            // `next.origin` the mod); it never writes another door's row.
+            fields.insert("door".into(), Json::String("note".into()));
+            fields.remove("tool");
+            true
+        }
+        _ => true,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "$.{name} was called with fields that do not fit its event: {}",
+            expected(name)
+        ))
+    }
+}
+
+/// What a `$` call's fields must hold, for its refusal.
+fn expected(name: &str) -> &'static str {
+    match name {
+        "env.get" => "a name (a string)",
+        "env.set" => "a name (a string) and a value (a string, or null to unset)",
+        "tool.register" => "a name (a string)",
+        "tool.check" => "a tool (a string) and its input",
+        "settings.read" => "a source and a key, each a string when given",
+        "ui.log" => "a line (a string), to 'screen' or 'debug'",
+        _ => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+    use serde_json::json;
+
+    fn fields(v: Json) -> Map<String, Json> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn fields_that_fit_pass_and_others_are_refused_naming_what_fits() {
+        for (name, ok) in [
+            ("env.get", json!({"name": "HOME"})),
+            ("env.set", json!({"name": "A", "value": "b"})),
+            ("env.set", json!({"name": "A", "value": null})),
+            ("ui.log", json!({"line": "x", "to": "debug"})),
+            ("settings.read", json!({})),
+            (
+                "settings.read",
+                json!({"source": "policy", "key": "permissions"}),
+            ),
+            (
+                "tool.check",
+                json!({"tool": "Bash", "input": {"command": "ls"}}),
+            ),
+            ("tool.register", json!({"name": "t"})),
+            ("tool.list", json!({})),
+        ] {
+            assert_eq!(
+                check_op_fields(name, &mut fields(ok.clone())),
+                Ok(()),
+                "{name} {ok}"
+            );
+        }
+        for (name, bad) in [
+            ("env.get", json!({"name": 5})),
+            ("env.get", json!({})),
+            ("env.set", json!({"name": "A", "value": {"x": 1}})),
+            (
+                "ui.log",
+                json!({"line": "x", "to": "transcript-of-another"}),
+            ),
+            ("ui.log", json!({"text": "x"})),
+            ("settings.read", json!({"source": ["policy"]})),
+            ("tool.check", json!({"input": {}})),
+            ("tool.register", json!({"name": null})),
+        ] {
+            let err = check_op_fields(name, &mut fields(bad.clone())).unwrap_err();
+            assert!(err.starts_with(&format!("$.{name} was called")), "{err}");
+            assert!(err.contains(expected(name)), "{err}");
+        }
+    }
+
+    /// Reads the outbox the JavaScript `source` evaluates to, as the session's eight
+    /// answered `$` calls allow.
+    fn read(source: &str) -> Result<Vec<String>, String> {
+        let rt = rquickjs::Runtime::new().unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        ctx.with(|ctx| {
+            let out: Array = ctx.eval(source).unwrap();
+            let answers = |n: &str| crate::host::ANSWERED_OPS.contains(&n);
+            read_outbox(&out, &answers).map(|o| {
+                o.msgs
+                    .iter()
+                    .map(|(id, m)| format!("{id}: {m:?}"))
+                    .collect()
+            })
+        })
+    }
+
+    #[test]
+    fn an_honest_outbox_is_read() {
+        let msgs = read(
+            r#"[1, 6, 1, 'env.get', '{"name":"HOME"}', 1, 5, 2, '', '', 1, 0, 0, '{"a":1}', '',
+                0, 7, 0, 'memory', '', 2, 2, 0, 'Error: \ud800', '']"#,
+        )
+        .unwrap();
+        assert_eq!(msgs.len(), 4, "{msgs:?}");
+        assert!(msgs[3].contains(NOT_UNICODE), "{msgs:?}");
+    }
+
+    #[test]
+    fn a_forged_outbox_is_refused_whole() {
+        for (source, why) in [
+            (
+                r#"[1, 6, 1, 'classic.PreToolUse', '{"tool_name":"Bash"}']"#,
+                "no $ call the session answers",
+            ),
+            (
+                r#"[1, 6, 1, 'fs.read', '{"path":"/etc/passwd"}']"#,
+                "no $ call",
+            ),
+            (r#"[1, 6, 1, 'process.run', '{}']"#, "no $ call"),
+            (r#"[1, 6, 1, 'env.get', '["HOME"]']"#, "not a JSON object"),
+            (r#"[1, 6, 1, 'env.get', 'HOME']"#, "not a JSON object"),
+            (r#"[1, 6, 1, 'env.get']"#, "not runs of five"),
+            (r#"[1, 9, 1, '', '']"#, "no known kind"),
+            (r#"[1, 6, 0, 'env.get', '{}']"#, "numbered 0"),
+            (r#"['1', 0, 0, '{}', '']"#, "not a message number"),
+            (r#"[1.5, 0, 0, '{}', '']"#, "not a message number"),
+            (r#"[-1, 0, 0, '{}', '']"#, "not a message number"),
+            (r#"[1, 0, 0, {}, '']"#, "not a string"),
+            (r#"[1, 0, 0, '\ud800', '']"#, "not Unicode"),
+            (r#"[0, 7, 0, 'disk', '']"#, "none of the runtime's"),
+            (
+                "const a = []; for (let i = 0; i < 10001; i++) a.push(1, 4, 0, 'x', ''); a",
+                "over the cap",
+            ),
+        ] {
+            let err = read(source).unwrap_err();
+            assert!(err.contains(why), "{source}: {err}");
+        }
+    }
+
+    #[test]
+    fn requests_of_a_run_come_in_order() {
+        let mut last = 0;
+        in_order(&mut last, 1).unwrap();
+        in_order(&mut last, 3).unwrap();
+        assert!(in_order(&mut last, 3).unwrap_err().contains("request 3"));
+        assert!(in_order(&mut last, 2).is_err());
+        assert_eq!(last, 3);
+    }
+
+    #[test]
+    fn a_session_append_is_always_a_note() {
+        let mut f = fields(json!({"door": "tool_result", "tool": "Bash", "text": "x"}));
+        check_op_fields("session.append", &mut f).unwrap();
+        assert_eq!(Json::Object(f), json!({"door": "note", "text": "x"}));
+    }
+}
