@@ -1682,3 +1682,101 @@ fn a_deeply_nested_tool_input_does_not_drop_a_guard_mod() {
     });
     assert_eq!(a.0, json!("deny"), "{:?}", a.1);
 }
+
+// ---- a hook's wait on its own `$` calls ends (SPEC §6 "Limits") ------------------------
+
+/// A hook that loops on `$.tool.check`, whose chain runs another hook of the same mod
+/// spinning under its own timeout at each call, never ran past its own timeout and so
+/// was never cut: its wall time waiting on its own `$` calls now counts toward three
+/// times the hook timeout, past which it fails with kind `timeout`.
+#[test]
+fn a_hook_looping_on_its_own_dollar_calls_is_cut_at_three_timeouts() {
+    let a = within(60, || {
+        let (engine, _) = engine();
+        engine.seat(js_plugin(
+            "looper",
+            Tier::User,
+            r#"let spins = 0;
+            const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+            export function register(on) {
+                on('tool.check', { tool: 'Loop' }, async ($) => {
+                    for (;;) await $.tool.check({ tool: 'Spin', input: {} });
+                }).catch(($, e, next) => ({ caught: next.error.kind, message: String(next.error.message), spins }));
+                on('tool.check', { tool: 'Spin' }, ($, e) => { spins++; spin(50); return { spun: spins }; });
+            }"#,
+        ));
+        raise(&engine, "tool.check", json!({"tool": "Loop", "input": {}}))
+    })
+    .unwrap();
+    assert_eq!(a["caught"], json!("timeout"), "{a}");
+    assert!(
+        a["message"]
+            .as_str()
+            .unwrap()
+            .contains("waited on its $ calls past 3 times the hook timeout of 300 ms"),
+        "{a}"
+    );
+    assert!(a["spins"].as_u64().unwrap() >= 1, "{a}");
+}
+
+/// The control: a hook that waits on a few `$` calls, each well within the timeout,
+/// answers as it always did.
+#[test]
+fn a_hook_waiting_on_a_few_dollar_calls_answers() {
+    let a = within(60, || {
+        let (engine, _) = engine();
+        engine.seat(js_plugin(
+            "asker",
+            Tier::User,
+            r#"export function register(on) {
+                on('tool.check', { tool: 'Ask' }, async ($) => {
+                    const seen = [];
+                    for (let i = 0; i < 3; i++) seen.push((await $.tool.check({ tool: 'Other', input: { i } })).tool);
+                    return { seen };
+                });
+            }"#,
+        ));
+        raise(&engine, "tool.check", json!({"tool": "Ask", "input": {}}))
+    })
+    .unwrap();
+    assert_eq!(a["seen"], json!(["Other", "Other", "Other"]), "{a}");
+}
+
+/// When a hook ends, the raises it started are cancelled (SPEC §6 "Limits"): a `$` call
+/// left running when the hook answered runs no more of its chain.
+#[test]
+fn the_raises_a_hook_started_end_with_it() {
+    let lines = within(60, || {
+        let (engine, core) = engine();
+        engine.seat(js_plugin(
+            "starter",
+            Tier::User,
+            r#"export function register(on) {
+                on('prompt.section', ($, e) => {
+                    $.tool.check({ tool: 'Ticker', input: {} }).catch(() => {});
+                    return { text: 'answered at once' };
+                });
+                on('tool.check', { tool: 'Ticker' }, async ($) => {
+                    for (;;) await $.ui.log('tick');
+                });
+            }"#,
+        ));
+        let a = raise(&engine, "prompt.section", json!({"text": "t"})).unwrap();
+        assert_eq!(a["text"], json!("answered at once"));
+        let ticks = || {
+            core.log
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|l| l.ends_with("tick"))
+                .count()
+        };
+        let before = ticks();
+        std::thread::sleep(Duration::from_millis(300));
+        (before, ticks())
+    });
+    assert_eq!(
+        lines.0, lines.1,
+        "the ticker ran on after its raise was cancelled"
+    );
+}
