@@ -26,6 +26,11 @@ use serde_json::{Map, Value as Json};
 /// loop without awaiting them stays under it; past it the hook fails (kind `crash`).
 pub(crate) const MAX_MESSAGES_PER_TURN: usize = 10_000;
 
+/// The most bytes of text one turn may send (answers, events handed on, `$` fields,
+/// messages): what the Rust half copies out of the runtime and parses is bounded by it,
+/// not only by the runtime's own memory cap. A 16 MiB answer comes through.
+pub(crate) const MAX_BYTES_PER_TURN: usize = 64 * 1024 * 1024;
+
 /// The most `next` and `$` requests one hook run may have in flight at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 10_000;
 
@@ -130,12 +135,22 @@ pub(crate) fn read_outbox(
         msgs: Vec::with_capacity(n),
         cap: None,
     };
+    let mut bytes = 0usize;
     for i in 0..n {
         let at = i * 5;
         let id = number(out, at)?;
         let kind = number(out, at + 1)?;
         let req = number(out, at + 2)?;
         let (a, b) = (text(out, at + 3)?, text(out, at + 4)?);
+        bytes = bytes
+            .saturating_add(a.as_ref().map_or(0, String::len))
+            .saturating_add(b.as_ref().map_or(0, String::len));
+        if bytes > MAX_BYTES_PER_TURN {
+            return Err(format!(
+                "it sent more than {} MiB of text in one turn",
+                MAX_BYTES_PER_TURN >> 20
+            ));
+        }
         // A mod's own words (what it threw, why its answer is unusable) may be anything
         // it wrote; everything else the honest bridge sends is JSON or a name it made.
         let own_words = matches!(kind, kind::THREW | kind::INVALID);
@@ -418,6 +433,10 @@ mod tests {
             (
                 "const a = []; for (let i = 0; i < 10001; i++) a.push(1, 4, 0, 'x', ''); a",
                 "over the cap",
+            ),
+            (
+                "const big = 'x'.repeat(40 << 20); [1, 4, 0, big, '', 2, 4, 0, big, '']",
+                "more than 64 MiB of text",
             ),
         ] {
             let err = read(source).unwrap_err();
