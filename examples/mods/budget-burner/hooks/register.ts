@@ -18,7 +18,7 @@ const spin = (ms: number): void => {
 
 export function register(on: On): void {
   on('tool.check', async (_$, e, next) => {
-    spin(150);
+    spin(900);
     return next(e);
   });
 }
