@@ -242,17 +242,10 @@ pub fn open_bounded(path: &Path, cap: u64) -> Result<BoundedFile, Error> {
         path: path.to_path_buf(),
         reason,
     };
-    let file = open_nonblocking(path).map_err(|e| {
-        fail(match e.kind() {
-            io::ErrorKind::NotFound => Reason::NotFound,
-            // A socket cannot be opened at all (ENXIO): after the failed open, its type
-            // says why better than the system's words do.
-            _ => match std::fs::metadata(path).ok().as_ref().and_then(FileType::of) {
-                Some(kind) if kind != FileType::Directory => Reason::NotRegular(kind),
-                _ => Reason::Io(e),
-            },
-        })
-    })?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    nonblocking(&mut options);
+    let file = options.open(path).map_err(|e| refused_open(path, e))?;
     let meta = file.metadata().map_err(|e| fail(Reason::Io(e)))?;
     if let Some(kind) = FileType::of(&meta) {
         return Err(fail(Reason::NotRegular(kind)));
@@ -295,19 +288,60 @@ pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, Error> {
     }
 }
 
+/// Opens a regular file for appending, created when missing (a log): non-blocking and
+/// checked on the opened descriptor as [`open_bounded`] is, so a FIFO put where the log
+/// goes is refused instead of waiting for a reader (with none, the open itself fails
+/// and the path's type says why). Writes are not capped.
+///
+/// # Errors
+///
+/// [`Error`]: not a regular file, or refused by the system.
+///
+/// SPEC §2.1 **\[decision\]** "Reading never hangs"
+pub fn open_append(path: &Path) -> Result<File, Error> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    nonblocking(&mut options);
+    let file = options.open(path).map_err(|e| refused_open(path, e))?;
+    let meta = file.metadata().map_err(|e| Error {
+        path: path.to_path_buf(),
+        reason: Reason::Io(e),
+    })?;
+    match FileType::of(&meta) {
+        Some(kind) => Err(Error {
+            path: path.to_path_buf(),
+            reason: Reason::NotRegular(kind),
+        }),
+        None => Ok(file),
+    }
+}
+
+/// The error of an open that failed: not found, or the system's words, or (a socket
+/// cannot be opened at all, ENXIO; nor a FIFO for writing with no reader, nor a folder
+/// for writing) what the path is, looked at after the failed open, which says why
+/// better.
+fn refused_open(path: &Path, e: io::Error) -> Error {
+    let reason = match e.kind() {
+        io::ErrorKind::NotFound => Reason::NotFound,
+        _ => match std::fs::metadata(path).ok().as_ref().and_then(FileType::of) {
+            Some(kind) => Reason::NotRegular(kind),
+            None => Reason::Io(e),
+        },
+    };
+    Error {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 #[cfg(unix)]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
+fn nonblocking(options: &mut std::fs::OpenOptions) {
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
 }
 
 #[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    File::open(path)
-}
+fn nonblocking(_options: &mut std::fs::OpenOptions) {}
 
 /// Opens a regular file (no cap on its size: [`open_regular`]) to be read a line at a
 /// time, each line at most `line_cap` bytes.

@@ -242,3 +242,41 @@ fn open_lines_reads_a_file_line_by_line() {
     assert_eq!(lines.next_line(&mut buf).unwrap(), Line::End);
     assert_eq!(lines.get_ref().get_ref().path(), path);
 }
+
+#[test]
+fn a_log_opened_for_appending_is_created_and_a_fifo_there_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("decisions.jsonl");
+    let mut file = boundedfs::open_append(&log).unwrap();
+    file.write_all(b"one\n").unwrap();
+    boundedfs::open_append(&log)
+        .unwrap()
+        .write_all(b"two\n")
+        .unwrap();
+    assert_eq!(std::fs::read(&log).unwrap(), b"one\ntwo\n");
+    // A FIFO with no reader (the open fails at once) and with one (the open succeeds,
+    // the check on the descriptor refuses).
+    let fifo = dir.path().join("pipe.jsonl");
+    mkfifo(&fifo);
+    let again = fifo.clone();
+    let err = within(20, move || boundedfs::open_append(&again)).unwrap_err();
+    assert!(
+        matches!(err.reason, Reason::NotRegular(FileType::Fifo)),
+        "{err}"
+    );
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let err = within(20, move || boundedfs::open_append(&fifo)).unwrap_err();
+    assert!(
+        matches!(err.reason, Reason::NotRegular(FileType::Fifo)),
+        "{err}"
+    );
+    let err = boundedfs::open_append(dir.path()).unwrap_err();
+    assert!(
+        matches!(err.reason, Reason::NotRegular(FileType::Directory)),
+        "{err}"
+    );
+}
