@@ -207,6 +207,16 @@ fn replay_and_log_verify_refuse_a_fifo_or_a_device() {
             format!("{stdout}{stderr}").contains(&format!("it is {what}, not a regular file")),
             "{what}: {stdout}{stderr}"
         );
+        // In a folder of transcripts (as ~/.claude/projects is walked), too.
+        if what == "a FIFO" {
+            let (code, stdout, stderr) =
+                run(&["replay", "--example", dir.path().to_str().unwrap()]);
+            assert_eq!(code, 2, "{stdout}{stderr}");
+            assert!(
+                format!("{stdout}{stderr}").contains("it is a FIFO, not a regular file"),
+                "{stdout}{stderr}"
+            );
+        }
         let (code, stdout, stderr) = run(&["log", "verify", file.to_str().unwrap()]);
         assert_eq!(code, 2, "{what}: {stdout}{stderr}");
         assert!(
