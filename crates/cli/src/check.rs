@@ -486,15 +486,19 @@ pub(crate) fn verify(file: &Path, json: bool) -> u8 {
         );
         out::fail("log verify", &e, json)
     };
-    // A FIFO or a device is no log (and could hang the open or never end).
-    match std::fs::metadata(file) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => return bad("it is not a regular file, so it is no decision log".to_owned()),
-        Err(e) => return bad(format!("the log cannot be opened: {e}")),
-    }
-    let f = match std::fs::File::open(file) {
+    // A FIFO or a device is no log (and could hang the open or never end): the bounded
+    // opener refuses it on the opened file (SPEC §2.1 "Reading never hangs"); the
+    // log's lines are capped by `verify_log`.
+    let f = match boundedfs::open_regular(file) {
         Ok(f) => f,
-        Err(e) => return bad(format!("the log cannot be opened: {e}")),
+        Err(e) => {
+            return bad(match e.reason {
+                boundedfs::Reason::NotRegular(kind) => {
+                    format!("it is {kind}, not a regular file, so it is no decision log")
+                }
+                reason => format!("the log cannot be opened: {reason}"),
+            })
+        }
     };
     let (code, text) = match session::verify_log(std::io::BufReader::new(f)) {
         Ok(end) => (

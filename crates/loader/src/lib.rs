@@ -447,7 +447,7 @@ fn org_plugin(
         Ok(m) => m,
         Err(why) => return Ok(found(pid.name.clone(), folder, Some(why))),
     };
-    if !folder.join("hooks").join("hooks.json").is_file() {
+    if !holds_hooks_file(&folder) {
         return Err(format!("{} holds no hooks module", folder.display()));
     }
     Ok(found(manifest.name, folder, None))
@@ -538,7 +538,7 @@ fn user_plugin(
             id: id.to_owned(),
             name: manifest.name,
             tier: Tier::User,
-            is_mod: folder.join("hooks").join("hooks.json").is_file(),
+            is_mod: holds_hooks_file(&folder),
             folder,
             copy,
             in_place,
@@ -564,7 +564,7 @@ fn inline_plugin(dir: &Path) -> Result<(Found, Vec<String>), String> {
             id: format!("{}@inline", manifest.name),
             name: manifest.name,
             tier: Tier::User,
-            is_mod: dir.join("hooks").join("hooks.json").is_file(),
+            is_mod: holds_hooks_file(dir),
             folder: dir.to_path_buf(),
             copy: CopySource::Inline,
             in_place: true,
@@ -575,13 +575,23 @@ fn inline_plugin(dir: &Path) -> Result<(Found, Vec<String>), String> {
     ))
 }
 
+/// Whether `folder` holds a `hooks/hooks.json`: anything there but a folder makes it a
+/// mod, so a FIFO or a device in its place is refused by name when the mod loads
+/// (SPEC §2.1 "Reading never hangs"; an organization's then fails closed, SPEC §1.8),
+/// never passed over as a plugin without hooks.
+fn holds_hooks_file(folder: &Path) -> bool {
+    std::fs::metadata(folder.join("hooks").join("hooks.json")).is_ok_and(|m| !m.is_dir())
+}
+
 /// The folder's `.claude-plugin/plugin.json` (optional: without one, `fallback` names
 /// it), or why it cannot be read (its path and position).
 fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, String> {
     let path = folder.join(".claude-plugin").join("plugin.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    // The bounded opener (SPEC §2.1 "Reading never hangs"): a FIFO or a device here is
+    // refused naming it, never read; the mod loader's 4 MiB cap (SPEC §6 "A mod").
+    let bytes = match boundedfs::read_bounded(&path, mods::load::MAX_FILE_BYTES) {
+        Ok(b) => b,
+        Err(e) if e.is_not_found() => {
             if !folder.is_dir() {
                 return Err(format!("its folder {} is missing", folder.display()));
             }
@@ -590,9 +600,9 @@ fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, String> {
                 dependencies: Vec::new(),
             });
         }
-        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        Err(e) => return Err(format!("{}: cannot read: {}", path.display(), e.reason)),
     };
-    let v: Value = serde_json::from_str(&text).map_err(|e| {
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
         format!(
             "{}:{}:{}: the manifest is not JSON: {e}",
             path.display(),

@@ -73,6 +73,11 @@ fn stays_inside(rel: &Path) -> bool {
         .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// The most bytes a marketplace's `.claude-plugin/marketplace.json` may hold: a settings
+/// file's cap, 16 MiB (SPEC §2.1 "Reading never hangs, never floods memory"). It is read
+/// with the bounded opener: a FIFO, a device or a folder there is refused by name.
+pub(crate) const MAX_MARKETPLACE_BYTES: u64 = policy::json::MAX_FILE_BYTES;
+
 /// The folder of plugin `pid` in the marketplace at `root` (its
 /// `.claude-plugin/marketplace.json`), and whether it is read in place (a relative
 /// source) or from the cached copy of a remote one under `plugin_root`.
@@ -82,18 +87,18 @@ pub(crate) fn plugin_folder(
     plugin_root: &Path,
 ) -> Result<(PathBuf, bool), String> {
     let file = root.join(".claude-plugin").join("marketplace.json");
-    let text = std::fs::read_to_string(&file).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
+    let bytes = boundedfs::read_bounded(&file, MAX_MARKETPLACE_BYTES).map_err(|e| {
+        if e.is_not_found() {
             format!(
                 "marketplace {:?} does not exist: {} is missing",
                 pid.marketplace,
                 file.display()
             )
         } else {
-            format!("{}: cannot read: {e}", file.display())
+            format!("{}: cannot read: {}", file.display(), e.reason)
         }
     })?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| {
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
         format!(
             "{}:{}:{}: the marketplace is not JSON: {e}",
             file.display(),

@@ -78,6 +78,11 @@ impl Machine {
     }
 
     fn plan(&self) -> Plan {
+        self.with_inputs(plan)
+    }
+
+    /// `f` of this machine's loader inputs.
+    fn with_inputs<T>(&self, f: impl FnOnce(&Inputs<'_>) -> T) -> T {
         let (managed_base, home, root, project) = (
             self.path("managed"),
             self.path("home"),
@@ -96,7 +101,7 @@ impl Machine {
                 base: &project,
             },
         ];
-        plan(&Inputs {
+        f(&Inputs {
             managed: &self.managed,
             managed_base: &managed_base,
             person: &person,
@@ -593,4 +598,137 @@ fn a_marketplace_may_not_place_a_plugin_outside_its_folder() {
     let plan = m.plan();
     assert!(plan.found.is_empty());
     assert!(lines(&plan)[0].contains("outside its folder"));
+}
+
+// ---------------------------------------------------------------------------------------
+// What is not a regular file (SPEC §2.1 "Reading never hangs"): a FIFO at a
+// marketplace's or a plugin's JSON would block a plain open for ever. Each is refused
+// by name at once: the organization's plugin stays listed as unreadable (fail closed),
+// a person's is a line naming the file.
+
+/// Makes a FIFO at `path` in place of what is there (with the `mkfifo` command).
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let _ = fs::remove_file(path);
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// `f(m)` on a thread of its own, within 20 s: a guard, so that a read that blocks
+/// fails the test instead of hanging it.
+fn within<T: Send + 'static>(m: Machine, f: fn(&Machine) -> T) -> (Machine, T) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let out = f(&m);
+        let _ = tx.send((m, out));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .expect("answered within 20 s, not hung")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_marketplace_or_manifest_of_the_organization_fails_closed_naming_it() {
+    for (rel, named) in [
+        (
+            "managed/market/.claude-plugin/marketplace.json",
+            "/market/.claude-plugin/marketplace.json",
+        ),
+        (
+            "managed/market/guard/.claude-plugin/plugin.json",
+            "/guard/.claude-plugin/plugin.json",
+        ),
+    ] {
+        let m = org_machine();
+        mkfifo(&m.path(rel));
+        let (_m, plan) = within(m, Machine::plan);
+        let found = plan.get("guard@acme").expect("listed, not skipped");
+        assert_eq!(found.tier, Tier::Prepend);
+        let why = found.unreadable.as_deref().unwrap_or_default();
+        assert!(
+            why.ends_with(&format!(
+                "{named}: cannot read: it is a FIFO, not a regular file, so it is not read"
+            )),
+            "{rel}: {why}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_hooks_json_of_the_organizations_mod_fails_its_load_naming_it() {
+    let m = org_machine();
+    let hooks = m.path("managed/market/guard/hooks/hooks.json");
+    mkfifo(&hooks);
+    let (_m, listing) = within(m, |m| {
+        m.with_inputs(|inputs| {
+            let listing = list(&plan(inputs), inputs, &mods::HostConfig::default());
+            listing
+                .loaded
+                .into_iter()
+                .map(|l| (l.found.id, l.load))
+                .collect::<Vec<_>>()
+        })
+    });
+    let (_, load) = listing
+        .iter()
+        .find(|(id, _)| id == "guard@acme")
+        .expect("listed");
+    let why = load.as_ref().expect_err("its load fails");
+    assert!(
+        why.ends_with(
+            "hooks/hooks.json: cannot read: it is a FIFO, not a regular file, so it is not read"
+        ),
+        "{why}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_persons_fifo_device_or_folder_marketplace_is_a_line_naming_it() {
+    let person = || {
+        let mut m = Machine::new();
+        m.market("home/dev", "dev", &[("ok", json!("./ok"))]);
+        m.plugin("home/dev/ok", "ok", true, json!({}));
+        m.user = obj(json!({
+            "extraKnownMarketplaces": {
+                "dev": { "source": { "source": "directory", "path": "./dev" } },
+            },
+            "enabledPlugins": { "ok@dev": true },
+        }));
+        m
+    };
+    let rel = "home/dev/.claude-plugin/marketplace.json";
+    type Make = fn(&Path);
+    let cases: [(Make, &str); 3] = [
+        (mkfifo, "a FIFO"),
+        (
+            |p| {
+                fs::remove_file(p).unwrap();
+                std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+            },
+            "a character device",
+        ),
+        (
+            |p| {
+                fs::remove_file(p).unwrap();
+                fs::create_dir(p).unwrap();
+            },
+            "a directory",
+        ),
+    ];
+    for (make, what) in cases {
+        let m = person();
+        make(&m.path(rel));
+        let (_m, plan) = within(m, Machine::plan);
+        assert!(plan.found.is_empty(), "{what}");
+        let l = lines(&plan);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(
+            l[0].starts_with("ok@dev: ") && l[0].ends_with(&format!(
+                "/dev/.claude-plugin/marketplace.json: cannot read: it is {what}, not a regular file, so it is not read; skipped"
+            )),
+            "{}", l[0]
+        );
+    }
 }

@@ -38,7 +38,6 @@ use oxc::syntax::scope::ScopeFlags;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What the static analysis found in a mod (SPEC §6; reference §1.3, §8 `validate`):
@@ -559,16 +558,11 @@ fn dialect_of(path: &Path) -> Dialect {
     })
 }
 
+/// A module read again for the analysis, as the loader read it: with the bounded
+/// opener and its cap (SPEC §2.1 "Reading never hangs", SPEC §6 "A mod" caps): a file
+/// swapped for a FIFO or a device since the load is refused, never read.
 fn read_again(path: &Path) -> Result<String, String> {
-    let handle = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_FILE_BYTES {
-        return Err(format!("it is larger than {MAX_FILE_BYTES} bytes"));
-    }
+    let bytes = boundedfs::read_bounded(path, MAX_FILE_BYTES).map_err(|e| e.reason.to_string())?;
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())
 }
 

@@ -605,6 +605,74 @@ fn a_file_not_utf8_is_refused() {
     );
 }
 
+// ---------------------------------------------------------------------------------------
+// What is not a regular file (SPEC §2.1 "Reading never hangs"): a FIFO where a file of
+// the mod is expected would hang a blocking open for ever; each is a load error naming
+// the file and what it is, answered at once.
+
+/// Makes a FIFO at `path` (with the `mkfifo` command: no unsafe code).
+fn mkfifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// The load error of `dir`, within 20 s (a guard: a regression fails, never hangs).
+fn load_err_promptly(dir: &Path) -> String {
+    let owned = dir.to_path_buf();
+    common::within(20, move || load_folder(&owned).map(|_| ()))
+        .unwrap_err()
+        .to_string()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_at_any_file_of_the_mod_is_a_load_error_naming_it() {
+    for (name, file) in [
+        ("fifo-hooks", "hooks/hooks.json"),
+        ("fifo-manifest", ".claude-plugin/plugin.json"),
+        ("fifo-entry", "hooks/register.ts"),
+        ("fifo-import", "hooks/x.ts"),
+    ] {
+        let dir = mod_with(name, "import './x';\n", &[("hooks/x.ts", "")]);
+        mkfifo(&dir.join(file));
+        assert_eq!(
+            load_err_promptly(&dir),
+            format!(
+                "{}: {file}: cannot read: it is a FIFO, not a regular file, so it is not read",
+                shown(&dir)
+            ),
+            "{file}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_device_or_a_folder_where_a_file_of_the_mod_is_expected_is_refused() {
+    let dir = mod_with("device-manifest", "", &[]);
+    let manifest = dir.join(".claude-plugin/plugin.json");
+    std::fs::remove_file(&manifest).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &manifest).unwrap();
+    assert_eq!(
+        load_err_promptly(&dir),
+        format!(
+            "{}: .claude-plugin/plugin.json: cannot read: it is a character device, not a regular file, so it is not read",
+            shown(&dir)
+        )
+    );
+    let dir = mod_with("folder-hooks", "", &[]);
+    std::fs::remove_file(dir.join("hooks/hooks.json")).unwrap();
+    std::fs::create_dir(dir.join("hooks/hooks.json")).unwrap();
+    assert_eq!(
+        load_err_promptly(&dir),
+        format!(
+            "{}: hooks/hooks.json: cannot read: it is a directory, not a regular file, so it is not read",
+            shown(&dir)
+        )
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_symlink_out_of_the_folder_is_refused() {

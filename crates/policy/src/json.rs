@@ -31,8 +31,7 @@
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 /// The most bytes a managed file may hold: 16 MiB. A larger file is not read (SPEC
@@ -211,7 +210,8 @@ impl std::fmt::Display for BoundedReadError {
     }
 }
 
-/// Reads a whole file that must be a regular file of at most [`MAX_FILE_BYTES`]: opened
+/// Reads a whole file that must be a regular file of at most [`MAX_FILE_BYTES`], with
+/// the workspace's one bounded opener ([`boundedfs::read_bounded`]): opened
 /// non-blocking (so a FIFO cannot hang the open), then checked on the opened file (a
 /// check before the open would race), then read with the cap (a file that grows while
 /// read is refused too).
@@ -224,67 +224,12 @@ impl std::fmt::Display for BoundedReadError {
 ///
 /// SPEC §2.1 **\[decision\]**
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, BoundedReadError> {
-    let file = open_nonblocking(path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => BoundedReadError::NotFound,
-        _ => BoundedReadError::Io(e),
-    })?;
-    let meta = file.metadata().map_err(BoundedReadError::Io)?;
-    if !meta.is_file() {
-        return Err(BoundedReadError::NotRegular(kind_of(&meta)));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(BoundedReadError::TooLarge(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or_default());
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(BoundedReadError::Io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(BoundedReadError::TooLarge(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    File::open(path)
-}
-
-#[cfg(unix)]
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
-}
-
-#[cfg(not(unix))]
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    if meta.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
-    }
+    boundedfs::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e.reason {
+        boundedfs::Reason::NotFound => BoundedReadError::NotFound,
+        boundedfs::Reason::NotRegular(kind) => BoundedReadError::NotRegular(kind.as_str()),
+        boundedfs::Reason::TooLarge { size, .. } => BoundedReadError::TooLarge(size),
+        boundedfs::Reason::Io(e) => BoundedReadError::Io(e),
+    })
 }
 
 // ---------------------------------------------------------------------------------
@@ -589,13 +534,13 @@ mod tests {
     fn a_file_over_the_cap_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("big.json");
-        let f = File::create(&big).unwrap();
+        let f = std::fs::File::create(&big).unwrap();
         f.set_len(MAX_FILE_BYTES + 1).unwrap();
         assert!(matches!(
             read_bounded(&big).unwrap_err(),
             BoundedReadError::TooLarge(_)
         ));
-        let f = File::create(&big).unwrap();
+        let f = std::fs::File::create(&big).unwrap();
         f.set_len(10).unwrap();
         assert_eq!(read_bounded(&big).unwrap().len(), 10);
     }

@@ -189,10 +189,28 @@ fn copy_dir(src: &Path, dest: &Path) -> Result<(), MaterializeError> {
         } else if kind.is_dir() {
             copy_dir(&from, &to)?;
         } else {
-            fs::copy(&from, &to).map_err(|e| MaterializeError::new("copy", &from, e))?;
+            copy_file(&from, &to)?;
         }
     }
     Ok(())
+}
+
+/// Copies one regular file, its permissions too, opened with the bounded opener (SPEC
+/// §2.1 "Reading never hangs"): a FIFO, a device or a socket in the copied folder is
+/// refused naming it and what it is, never read (a plain copy would wait on a FIFO for
+/// ever).
+fn copy_file(from: &Path, to: &Path) -> Result<(), MaterializeError> {
+    let mut src = boundedfs::open_regular(from).map_err(|e| {
+        let source = match e.reason {
+            boundedfs::Reason::Io(e) => e,
+            reason => io::Error::other(reason.to_string()),
+        };
+        MaterializeError::new("copy", from, source)
+    })?;
+    let mut dest = fs::File::create(to).map_err(|e| MaterializeError::new("write", to, e))?;
+    io::copy(&mut src, &mut dest).map_err(|e| MaterializeError::new("copy", from, e))?;
+    fs::set_permissions(to, src.metadata().permissions())
+        .map_err(|e| MaterializeError::new("write", to, e))
 }
 
 #[cfg(unix)]
@@ -336,6 +354,46 @@ mod tests {
         change.insert(rel("managed-settings.json"), None);
         apply_change(&change, &dest).unwrap();
         assert!(managed.join("managed-settings.json").is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_a_copied_dir_is_refused_naming_it_never_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let managed = tmp.path().join("managed");
+        fs::create_dir_all(&managed).unwrap();
+        fs::write(managed.join("run.sh"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(managed.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        let scenario_file = tmp.path().join("one.json");
+        let spec = PolicySpec::Dir("managed".into());
+        // A regular file is copied with its mode (a hook script stays executable).
+        write_policy(&spec, &scenario_file, &tmp.path().join("run")).unwrap();
+        let mode = fs::metadata(tmp.path().join("run/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+        // A FIFO: refused at once, naming it (a guard thread: a plain copy waits for ever).
+        let fifo = managed.join("managed-settings.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dest = tmp.path().join("run2");
+        std::thread::spawn(move || {
+            let _ = tx.send(write_policy(&spec, &scenario_file, &dest).map_err(|e| e.to_string()));
+        });
+        let err = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("answered, not hung")
+            .unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "cannot copy {}: it is a FIFO, not a regular file, so it is not read",
+                fifo.display()
+            )
+        );
     }
 
     #[test]

@@ -134,18 +134,21 @@ impl DecisionLog {
     ///
     /// The file cannot be opened or read.
     pub fn create(path: &std::path::Path) -> std::io::Result<Self> {
-        let prev = match std::fs::metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => GENESIS.to_owned(),
-            Err(e) => return Err(e),
-            Ok(meta) if !meta.is_file() => {
-                return Err(std::io::Error::other(
-                    "it is not a regular file, so it is no decision log",
-                ))
-            }
-            Ok(_) => {
+        // Both opens are the bounded opener's (SPEC §2.1 "Reading never hangs"): a FIFO
+        // or a device at the path is refused on the opened file, never waited on.
+        let refused = |e: boundedfs::Error| match e.reason {
+            boundedfs::Reason::NotRegular(kind) => std::io::Error::other(format!(
+                "it is {kind}, not a regular file, so it is no decision log"
+            )),
+            boundedfs::Reason::Io(e) => e,
+            reason => std::io::Error::other(reason.to_string()),
+        };
+        let prev = match boundedfs::open_regular(path) {
+            Err(e) if e.is_not_found() => GENESIS.to_owned(),
+            Err(e) => return Err(refused(e)),
+            Ok(file) => {
                 // Only a log whose chain holds is continued: a line glued onto a broken
                 // or foreign file would hide where it broke.
-                let file = std::fs::File::open(path)?;
                 verify_log(std::io::BufReader::new(file))
                     .map_err(|b| {
                         std::io::Error::other(format!(
@@ -155,10 +158,7 @@ impl DecisionLog {
                     .last
             }
         };
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
+        let file = boundedfs::open_append(path).map_err(refused)?;
         Ok(Self::to_writer(
             Box::new(std::io::BufWriter::new(file)),
             prev,
@@ -538,6 +538,28 @@ mod tests {
         std::fs::write(&path, log_of(2).trim_end()).unwrap();
         assert!(DecisionLog::create(&path).is_err());
         assert!(DecisionLog::create(dir.path()).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_where_the_log_goes_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("decisions.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(DecisionLog::create(&path).map(|_| ()));
+        });
+        // A guard only: the refusal is immediate.
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("answered, not hung")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "it is a FIFO, not a regular file, so it is no decision log"
+        );
     }
 
     #[test]

@@ -216,15 +216,17 @@ fn hooked(source: &mods::ModSource) -> Vec<String> {
     out
 }
 
-/// A settings file as a JSON object, or why not (path, line, column).
+/// A settings file as a JSON object, or why not (path, line, column). Read as the
+/// managed policy is (SPEC §2.1 "Reading never hangs"): a FIFO, a device or a folder is
+/// refused by name, never read, and the file is capped at 16 MiB.
 fn read_settings(file: &Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let bytes = policy::json::read_bounded(file).map_err(|e| {
         format!(
             "{}: the --settings file cannot be read: {e}",
             file.display()
         )
     })?;
-    match serde_json::from_str::<Value>(&text) {
+    match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(format!(
             "{}: the --settings file is not a JSON object",

@@ -652,15 +652,15 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     }
 }
 
-/// A regular file opened for reading (a FIFO or a device is no transcript: it could
-/// hang the replay or never end).
-fn open_regular(path: &Path) -> Result<std::fs::File, String> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => return Err("it is not a regular file".to_owned()),
-        Err(e) => return Err(format!("it cannot be read: {e}")),
-    }
-    std::fs::File::open(path).map_err(|e| format!("it cannot be read: {e}"))
+/// A transcript opened for reading with the bounded opener (SPEC §2.1 "Reading never
+/// hangs"): non-blocking, checked on the opened file (a FIFO or a device is no
+/// transcript: it could hang the replay or never end); its lines are capped by the
+/// reader ([`transcript::MAX_LINE_BYTES`]), not its size.
+fn open_regular(path: &Path) -> Result<boundedfs::BoundedFile, String> {
+    boundedfs::open_regular(path).map_err(|e| match e.reason {
+        boundedfs::Reason::NotRegular(kind) => format!("it is {kind}, not a regular file"),
+        reason => format!("it cannot be read: {reason}"),
+    })
 }
 
 /// A progress bar on standard error when it is a terminal (the bytes read of all

@@ -151,7 +151,9 @@ pub(crate) enum Item {
 
 /// A streaming reader of one transcript file.
 pub(crate) struct Reader<R> {
-    inner: R,
+    /// The lines of the stream, each at most [`MAX_LINE_BYTES`] (SPEC §2.1 "never floods
+    /// memory": a longer one is consumed and counted bad, never loaded).
+    lines: boundedfs::Lines<R>,
     file: Arc<str>,
     stem: Arc<str>,
     line: u64,
@@ -163,8 +165,6 @@ pub(crate) struct Reader<R> {
     seen_lines: u32,
     /// Bytes read so far (for progress).
     pub bytes: u64,
-    /// The longest line read ([`MAX_LINE_BYTES`]).
-    max_line: usize,
     /// The length of the line being read.
     line_bytes: usize,
     session: Option<Arc<str>>,
@@ -264,19 +264,12 @@ impl Markers {
     }
 }
 
-/// What one read of a line gave.
-enum Raw {
-    End,
-    Line { complete: bool },
-    TooLong,
-}
-
 impl<R: BufRead> Reader<R> {
     /// A reader of `inner`, named `file` in reports; `stem` names its session when the
     /// lines do not.
     pub(crate) fn new(inner: R, file: &str, stem: &str) -> Self {
         Reader {
-            inner,
+            lines: boundedfs::Lines::new(inner, MAX_LINE_BYTES),
             file: Arc::from(file),
             stem: Arc::from(stem),
             line: 0,
@@ -286,7 +279,6 @@ impl<R: BufRead> Reader<R> {
             first_problem: None,
             seen_lines: 0,
             bytes: 0,
-            max_line: MAX_LINE_BYTES,
             line_bytes: 0,
             session: None,
             cwd: None,
@@ -302,54 +294,6 @@ impl<R: BufRead> Reader<R> {
         self.format
     }
 
-    /// Reads the next line into `self.buf` (without its newline), at most
-    /// [`MAX_LINE_BYTES`]: a longer line is consumed unkept.
-    fn raw_line(&mut self) -> io::Result<Raw> {
-        self.buf.clear();
-        let mut too_long = false;
-        let mut any = false;
-        loop {
-            let avail = match self.inner.fill_buf() {
-                Ok(a) => a,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                return Ok(if !any {
-                    Raw::End
-                } else if too_long {
-                    Raw::TooLong
-                } else {
-                    Raw::Line { complete: false }
-                });
-            }
-            any = true;
-            let (take, done) = match memchr::memchr(b'\n', avail) {
-                Some(i) => (i, true),
-                None => (avail.len(), false),
-            };
-            if !too_long {
-                if self.buf.len() + take > self.max_line {
-                    too_long = true;
-                    self.buf.clear();
-                } else {
-                    self.buf
-                        .extend_from_slice(avail.get(..take).unwrap_or_default());
-                }
-            }
-            let used = if done { take + 1 } else { take };
-            self.inner.consume(used);
-            self.bytes += used as u64;
-            if done {
-                return Ok(if too_long {
-                    Raw::TooLong
-                } else {
-                    Raw::Line { complete: true }
-                });
-            }
-        }
-    }
-
     /// The items of the next line (calls, results, a bad line), appended to `out`;
     /// `Ok(false)` at the end of the file.
     ///
@@ -358,9 +302,10 @@ impl<R: BufRead> Reader<R> {
     /// The read's error, or [`NotATranscript`] (as an `InvalidData` error whose text
     /// says why) when no line of the first [`DETECT_LINES`] is of a known format.
     pub(crate) fn next_items(&mut self, out: &mut Vec<Item>) -> io::Result<bool> {
-        let raw = self.raw_line()?;
-        let complete = match raw {
-            Raw::End => {
+        let raw = self.lines.next_line(&mut self.buf);
+        self.bytes = self.lines.bytes_read();
+        let complete = match raw? {
+            boundedfs::Line::End => {
                 if self.format.is_none() {
                     if let Some(why) = self.first_problem.take() {
                         return Err(not_a_transcript(why));
@@ -368,13 +313,13 @@ impl<R: BufRead> Reader<R> {
                 }
                 return Ok(false);
             }
-            Raw::TooLong => {
+            boundedfs::Line::TooLong { .. } => {
                 self.line += 1;
-                let why = format!("longer than {} bytes; skipped unread", self.max_line);
+                let why = format!("longer than {} bytes; skipped unread", self.lines.cap());
                 self.bad(out, why);
                 return Ok(true);
             }
-            Raw::Line { complete } => complete,
+            boundedfs::Line::Read { complete } => complete,
         };
         self.line += 1;
         if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {

@@ -9,7 +9,7 @@ fn items(text: &str) -> Result<Vec<Item>, String> {
 
 fn items_with(text: &str, max_line: usize) -> Result<Vec<Item>, String> {
     let mut r = Reader::new(text.as_bytes(), "t.jsonl", "t");
-    r.max_line = max_line;
+    r.lines.set_cap(max_line);
     let mut out = Vec::new();
     loop {
         match r.next_items(&mut out) {

@@ -6,7 +6,7 @@
 use super::lines::LineMap;
 use super::resolve::{is_engine, Ctx};
 use super::scan::{self, Dialect, ScanError};
-use super::{LoadError, MAX_FILE_BYTES, MAX_NESTING};
+use super::{LoadError, MAX_NESTING};
 use oxc::allocator::Allocator;
 use oxc::ast::ast::{
     ImportDeclarationSpecifier, ImportOrExportKind, ModuleExportName, Statement, TSModuleReference,
@@ -17,7 +17,6 @@ use oxc::parser::Parser;
 use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
 use oxc::transformer::{JsxOptions, JsxRuntime, TransformOptions, Transformer};
-use std::io::Read;
 use std::path::Path;
 
 /// A compiled module.
@@ -96,33 +95,17 @@ pub(crate) fn dialect_of(path: &Path) -> Option<Dialect> {
     }
 }
 
-/// Reads the file `key` at `path`, checking the size cap before reading it.
+/// Reads the file `key` at `path` (SPEC §6 "A mod" caps): a regular file of at most
+/// [`super::MAX_FILE_BYTES`], checked on the opened file before a byte is read
+/// ([`super::read_capped`]).
 fn read_source(ctx: &Ctx<'_>, key: &str, path: &Path) -> Result<String, LoadError> {
-    let io = |e: std::io::Error| LoadError::Io {
-        folder: ctx.folder(),
-        file: key.to_owned(),
-        reason: e.to_string(),
+    let Some(bytes) = super::read_capped(ctx, key, path)? else {
+        return Err(LoadError::Io {
+            folder: ctx.folder(),
+            file: key.to_owned(),
+            reason: boundedfs::Reason::NotFound.to_string(),
+        });
     };
-    let too_large = |size: u64| LoadError::TooLarge {
-        folder: ctx.folder(),
-        file: key.to_owned(),
-        size,
-        cap: MAX_FILE_BYTES,
-    };
-    let handle = std::fs::File::open(path).map_err(io)?;
-    let size = handle.metadata().map_err(io)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(too_large(size));
-    }
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if read > MAX_FILE_BYTES {
-        return Err(too_large(read));
-    }
     String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 {
         folder: ctx.folder(),
         file: key.to_owned(),

@@ -2,40 +2,19 @@
 //! §1.2).
 
 use super::resolve::{resolve_entry, Ctx, Found};
-use super::{LoadError, Manifest, MAX_FILE_BYTES};
+use super::{LoadError, Manifest};
 use serde_json::{Map, Value};
-use std::io::Read;
 
 const MANIFEST: &str = ".claude-plugin/plugin.json";
 const HOOKS: &str = "hooks/hooks.json";
 
-/// Reads a JSON file of the folder; `Ok(None)` if it does not exist.
+/// Reads a JSON file of the folder; `Ok(None)` if it does not exist. A FIFO, a device,
+/// a socket or a folder there, or a file over [`MAX_FILE_BYTES`], is an error naming
+/// the file ([`super::read_capped`]; SPEC §2.1 "Reading never hangs").
 fn read_json(ctx: &Ctx<'_>, file: &str) -> Result<Option<Value>, LoadError> {
-    let path = ctx.root.join(file);
-    let io = |e: std::io::Error| LoadError::Io {
-        folder: ctx.folder(),
-        file: file.to_owned(),
-        reason: e.to_string(),
+    let Some(bytes) = super::read_capped(ctx, file, &ctx.root.join(file))? else {
+        return Ok(None);
     };
-    let handle = match std::fs::File::open(&path) {
-        Ok(h) => h,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-    };
-    let size = handle.metadata().map_err(io)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(LoadError::TooLarge {
-            folder: ctx.folder(),
-            file: file.to_owned(),
-            size,
-            cap: MAX_FILE_BYTES,
-        });
-    }
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
     let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8 {
         folder: ctx.folder(),
         file: file.to_owned(),

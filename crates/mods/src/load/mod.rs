@@ -100,6 +100,35 @@ pub const COMPILER_STACK_FALLBACK: usize = 64 << 20;
 /// (SPEC §6 "A mod"; reference §1.3).
 pub const MODULE_EXTENSIONS: [&str; 8] = ["ts", "tsx", "mts", "cts", "js", "mjs", "cjs", "jsx"];
 
+/// Reads the file `file` (relative to the plugin folder) at `path`, at most
+/// [`MAX_FILE_BYTES`], with the workspace's one bounded opener: a FIFO, a device, a
+/// socket or a folder there is refused on the opened file, never read, so nothing a
+/// mod's folder holds can hang the load (SPEC §2.1 "Reading never hangs", SPEC §6 "A
+/// mod" caps). `Ok(None)`: it does not exist.
+pub(crate) fn read_capped(
+    ctx: &resolve::Ctx<'_>,
+    file: &str,
+    path: &Path,
+) -> Result<Option<Vec<u8>>, LoadError> {
+    match boundedfs::read_bounded(path, MAX_FILE_BYTES) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) => match e.reason {
+            boundedfs::Reason::NotFound => Ok(None),
+            boundedfs::Reason::TooLarge { size, cap } => Err(LoadError::TooLarge {
+                folder: ctx.folder(),
+                file: file.to_owned(),
+                size,
+                cap,
+            }),
+            reason => Err(LoadError::Io {
+                folder: ctx.folder(),
+                file: file.to_owned(),
+                reason: reason.to_string(),
+            }),
+        },
+    }
+}
+
 /// Reads and compiles the mod in `folder` (SPEC §6 "A mod").
 ///
 /// The work runs on a thread of its own with a [`COMPILER_STACK`]-sized stack, so the

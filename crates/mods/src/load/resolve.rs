@@ -85,15 +85,17 @@ fn join(dir: &[String], specifier: &str) -> Option<(Vec<String>, bool)> {
 
 /// What a candidate path leads to.
 enum Candidate {
-    /// Nothing (or not a file).
+    /// Nothing (or a folder).
     Missing,
-    /// A file: canonical path.
+    /// A file: canonical path. Anything but a folder counts: a FIFO, a device or a
+    /// socket is found here and refused when read, naming what it is (the bounded
+    /// opener checks the opened file, SPEC §2.1), rather than passed over unnamed.
     File(PathBuf),
 }
 
 fn candidate(path: &Path) -> Candidate {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => match path.canonicalize() {
+        Ok(m) if !m.is_dir() => match path.canonicalize() {
             Ok(p) => Candidate::File(p),
             Err(_) => Candidate::Missing,
         },
