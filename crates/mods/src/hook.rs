@@ -42,24 +42,41 @@ impl Hook for JsHook {
     }
 }
 
-/// How many hook timeouts a hook may wait on its own `$` calls (SPEC §6 "Limits").
+/// How many hook timeouts a hook may wait on its own `$` calls and on its repeated
+/// `next` calls (SPEC §6 "Limits").
 const OPS_WAIT_FACTOR: u32 = 3;
 
 /// What a request in flight asked of the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Asked {
-    /// `next(e)` or `next.to(e, tier)`: the rest of the chain.
+    /// The run's first `next(e)` or `next.to(e, tier)`: the rest of the chain, each link
+    /// of it metered there. Its wait is the hook's to make, uncapped.
     Next,
+    /// A later `next` of the same run: the rest of the chain again. **\[decision\]**
+    /// Its wait counts toward the cap as a `$` call's does: a hook that loops on
+    /// `next(e)`, or hands the event on by the thousand, above a link that spends just
+    /// under its own timeout each time, would otherwise keep the raise from ending.
+    NextAgain,
     /// A `$` call: an event raised as the plugin.
     Op,
 }
 
-/// The hook waited on its own `$` calls past [`OPS_WAIT_FACTOR`] hook timeouts.
+/// Which of a hook's clocks ran out while it waited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RanOut {
+    /// Its own time (SPEC §1.1).
+    Own,
+    /// Its wait on its own `$` calls and repeated `next` calls.
+    Waits,
+}
+
+/// The hook waited on its own `$` calls and repeated `next` calls past
+/// [`OPS_WAIT_FACTOR`] hook timeouts.
 fn ops_timeout(host: &Host) -> HookError {
     failed(
         FailureKind::Timeout,
         format!(
-            "waited on its $ calls past {OPS_WAIT_FACTOR} times the hook timeout of {} ms",
+            "waited on its $ calls and repeated next calls past {OPS_WAIT_FACTOR} times the hook timeout of {} ms",
             host.config.hook_timeout.as_millis()
         ),
     )
@@ -156,9 +173,11 @@ async fn run(
     // Polled all at each wake, not by a `FuturesUnordered`: a `next` polled inside its
     // hook's poll is not woken when its answer is there; the driver polls the hook again.
     let mut inflight: Vec<(Asked, BoxFuture<'static, (u32, Delivery)>)> = Vec::new();
-    // SPEC §6 "Limits": the wall time the hook has waited on its own `$` calls, capped at
-    // three times the hook timeout, so that no chain of `$` calls keeps a raise from
-    // ending (time in `next` is the rest of the chain's, each link metered there).
+    // SPEC §6 "Limits": the wall time the hook has waited on its own `$` calls (and on
+    // its repeated `next` calls, `Asked::NextAgain`), capped at three times the hook
+    // timeout, so that no chain of them keeps a raise from ending (time in the first
+    // `next` is the rest of the chain's, each link metered there).
+    let mut nexts_asked = 0u32;
     let mut waited_on_ops = Duration::ZERO;
     let ops_cap = host.config.hook_timeout.saturating_mul(OPS_WAIT_FACTOR);
     loop {
@@ -198,7 +217,13 @@ async fn run(
                     event: text,
                     tier,
                 } => {
-                    inflight.push((Asked::Next, next_request(&next, &event, req, &text, &tier)));
+                    let asked = if nexts_asked == 0 {
+                        Asked::Next
+                    } else {
+                        Asked::NextAgain
+                    };
+                    nexts_asked = nexts_asked.saturating_add(1);
+                    inflight.push((asked, next_request(&next, &event, req, &text, &tier)));
                 }
                 Msg::Op { req, name, fields } => {
                     inflight.push((Asked::Op, op_request(&cx, req, name, fields)));
@@ -225,7 +250,7 @@ async fn run(
         if waits_on_itself && left.is_zero() {
             return Err(pump_failure(&host, PumpError::Timeout));
         }
-        let waits_on_ops = inflight.iter().any(|(asked, _)| *asked == Asked::Op);
+        let waits_on_ops = inflight.iter().any(|(asked, _)| *asked != Asked::Next);
         let ops_left = ops_cap.saturating_sub(waited_on_ops);
         if waits_on_ops && ops_left.is_zero() {
             return Err(ops_timeout(&host));
@@ -236,12 +261,12 @@ async fn run(
         let got = futures::future::poll_fn(|w| {
             if let Some(t) = own_timer.as_mut() {
                 if t.poll_unpin(w).is_ready() {
-                    return Poll::Ready(Err(Asked::Next));
+                    return Poll::Ready(Err(RanOut::Own));
                 }
             }
             if let Some(t) = ops_timer.as_mut() {
                 if t.poll_unpin(w).is_ready() {
-                    return Poll::Ready(Err(Asked::Op));
+                    return Poll::Ready(Err(RanOut::Waits));
                 }
             }
             for (i, (_, f)) in inflight.iter_mut().enumerate() {
@@ -264,10 +289,10 @@ async fn run(
         }
         let got = match got {
             Ok(got) => got,
-            Err(Asked::Next) => return Err(pump_failure(&host, PumpError::Timeout)),
+            Err(RanOut::Own) => return Err(pump_failure(&host, PumpError::Timeout)),
             // The raises it started are dropped with `inflight` as the run ends: their
             // chains are cancelled (SPEC §6 "Limits").
-            Err(Asked::Op) => return Err(ops_timeout(&host)),
+            Err(RanOut::Waits) => return Err(ops_timeout(&host)),
         };
         let Some((req, delivery)) = got else {
             continue;

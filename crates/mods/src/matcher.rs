@@ -7,6 +7,11 @@
 
 use serde_json::{Map, Value};
 
+/// The deepest level of a matcher, counted from 0 at the object `on` is given: the 8
+/// levels the bridge's JavaScript half allows (`MAX_MATCHER_DEPTH` there, counted from
+/// 1).
+const MAX_DEPTH: usize = 7;
+
 /// One matcher value, as the bridge's JavaScript half hands it over.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {
@@ -21,9 +26,18 @@ pub(crate) enum Node {
 }
 
 impl Node {
-    /// Reads `{"$eq": v} | {"$re": n} | {"$any": [..]} | {"$obj": {..}}`; `None` for
-    /// anything else (never from the bridge).
+    /// Reads `{"$eq": v} | {"$re": n} | {"$any": [..]} | {"$obj": {..}}`, at most
+    /// [`MAX_DEPTH`] levels deep as the bridge makes them; `None` for anything else
+    /// (never from the honest bridge: the Rust half trusts none of it, SPEC §6
+    /// "Sandbox").
     pub(crate) fn from_json(v: &Value) -> Option<Node> {
+        Node::read(v, 0)
+    }
+
+    fn read(v: &Value, depth: usize) -> Option<Node> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
         let o = v.as_object()?;
         if let Some(v) = o.get("$eq") {
             return Some(Node::Eq(v.clone()));
@@ -34,14 +48,14 @@ impl Node {
         if let Some(a) = o.get("$any").and_then(Value::as_array) {
             return a
                 .iter()
-                .map(Node::from_json)
+                .map(|v| Node::read(v, depth + 1))
                 .collect::<Option<_>>()
                 .map(Node::Any);
         }
         let fields = o.get("$obj")?.as_object()?;
         fields
             .iter()
-            .map(|(k, v)| Node::from_json(v).map(|n| (k.clone(), n)))
+            .map(|(k, v)| Node::read(v, depth + 1).map(|n| (k.clone(), n)))
             .collect::<Option<_>>()
             .map(Node::Obj)
     }
@@ -110,6 +124,20 @@ mod tests {
 
     fn no_re(_: u32, _: &str) -> bool {
         false
+    }
+
+    #[test]
+    fn a_matcher_deeper_than_the_bridge_makes_is_refused() {
+        let nested = |levels: usize| {
+            let mut v = json!({"$eq": 1});
+            for _ in 1..levels {
+                v = json!({"$obj": {"a": v}});
+            }
+            v
+        };
+        assert!(Node::from_json(&nested(8)).is_some());
+        assert!(Node::from_json(&nested(9)).is_none());
+        assert!(Node::from_json(&nested(50)).is_none());
     }
 
     #[test]

@@ -195,25 +195,25 @@
       if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
         throw new TypeErrorCtor('a matcher value is a ' + typeof v + ', which never matches data');
       }
-      return { $eq: v === undefined ? null : v };
+      return { __proto__: null, $eq: v === undefined ? null : v };
     }
     if (isRegExp(v)) {
       // A private copy, run through the intrinsic exec: the mod's own exec, lastIndex
       // or prototype changes never run inside matching.
       push(regexps, new RegExpCtor(v.source, v.flags));
-      return { $re: regexps.length - 1 };
+      return { __proto__: null, $re: regexps.length - 1 };
     }
     if (isArray(v)) {
       const any = list();
       for (let i = 0; i < v.length; i++) push(any, matcherNode(v[i], depth + 1));
-      return { $any: any };
+      return { __proto__: null, $any: any };
     }
     const obj = create(null);
     const ks = keys(v);
     for (let i = 0; i < ks.length; i++) {
       if (v[ks[i]] !== undefined) obj[ks[i]] = matcherNode(v[ks[i]], depth + 1);
     }
-    return { $obj: obj };
+    return { __proto__: null, $obj: obj };
   }
 
   function on(pattern, a, b) {
@@ -282,7 +282,9 @@
       open = false;
       const out = list();
       for (let i = 0; i < regs.length; i++) {
-        push(out, { pattern: regs[i].pattern, matcher: regs[i].node, catch: regs[i].catch !== undefined });
+        // Records without a prototype: a `toJSON` the mod put on `Object.prototype`
+        // is never called on them (JSON.stringify looks it up on each object).
+        push(out, { __proto__: null, pattern: regs[i].pattern, matcher: regs[i].node, catch: regs[i].catch !== undefined });
       }
       return stringify(out);
     }, (err) => {
