@@ -376,7 +376,19 @@ pub enum Line {
         /// Its length in bytes, without the `\n`.
         bytes: u64,
     },
+    /// A line that ran past the skip cap ([`Lines::skip_cap`]) while it was skipped:
+    /// `bytes` of it were consumed, and the stream is read no further (a file that is
+    /// one endless line, a sparse hole of terabytes, costs the skip cap and no more).
+    /// Every later call answers [`Line::End`].
+    Abandoned {
+        /// The bytes of the line consumed before it was given up.
+        bytes: u64,
+    },
 }
+
+/// The default skip cap of [`Lines`]: 1 GiB of one line skipped, then the stream is
+/// given up.
+pub const DEFAULT_SKIP_CAP: u64 = 1 << 30;
 
 /// A stream read one line at a time, each line at most a cap (SPEC §2.1 "never floods
 /// memory"): a longer line is consumed and reported ([`Line::TooLong`]), never loaded.
@@ -387,7 +399,9 @@ pub enum Line {
 pub struct Lines<R> {
     inner: R,
     cap: usize,
+    skip_cap: u64,
     consumed: u64,
+    abandoned: bool,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -396,8 +410,24 @@ impl<R: BufRead> Lines<R> {
         Lines {
             inner,
             cap,
+            skip_cap: DEFAULT_SKIP_CAP,
             consumed: 0,
+            abandoned: false,
         }
+    }
+
+    /// These lines, giving the stream up once one line runs past `skip_cap` bytes
+    /// ([`Line::Abandoned`]; [`DEFAULT_SKIP_CAP`] otherwise).
+    #[must_use]
+    pub fn with_skip_cap(mut self, skip_cap: u64) -> Self {
+        self.skip_cap = skip_cap;
+        self
+    }
+
+    /// The most bytes of one line consumed before the stream is given up.
+    #[must_use]
+    pub fn skip_cap(&self) -> u64 {
+        self.skip_cap
     }
 
     /// The cap on one line.
@@ -429,6 +459,9 @@ impl<R: BufRead> Lines<R> {
     /// The reader's (an interrupted read is retried).
     pub fn next_line(&mut self, buf: &mut Vec<u8>) -> io::Result<Line> {
         buf.clear();
+        if self.abandoned {
+            return Ok(Line::End);
+        }
         let mut too_long = false;
         let mut any = false;
         let mut length: u64 = 0;
@@ -464,6 +497,10 @@ impl<R: BufRead> Lines<R> {
             let used = if done { take + 1 } else { take };
             self.inner.consume(used);
             self.consumed += used as u64;
+            if too_long && !done && length > self.skip_cap {
+                self.abandoned = true;
+                return Ok(Line::Abandoned { bytes: length });
+            }
             if done {
                 return Ok(if too_long {
                     Line::TooLong { bytes: length }

@@ -280,3 +280,40 @@ fn a_log_opened_for_appending_is_created_and_a_fifo_there_is_refused() {
         "{err}"
     );
 }
+
+/// A line longer than the skip cap gives the stream up: it is consumed up to the cap
+/// and no further, and every later call answers the end.
+#[test]
+fn a_line_past_the_skip_cap_gives_the_stream_up() {
+    let text = format!("short\n{}\nafter\n", "x".repeat(10_000));
+    // Read 64 bytes at a time, as a file is read a buffer at a time.
+    let reader = |t: &'static str| std::io::BufReader::with_capacity(64, t.as_bytes());
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let mut lines = boundedfs::Lines::new(reader(text), 100).with_skip_cap(1_000);
+    let mut buf = Vec::new();
+    assert_eq!(
+        lines.next_line(&mut buf).unwrap(),
+        boundedfs::Line::Read { complete: true }
+    );
+    assert_eq!(buf, b"short");
+    match lines.next_line(&mut buf).unwrap() {
+        boundedfs::Line::Abandoned { bytes } => {
+            assert!((1_000..10_000).contains(&bytes), "{bytes}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(lines.bytes_read() < 6 + 10_000, "{}", lines.bytes_read());
+    assert_eq!(lines.next_line(&mut buf).unwrap(), boundedfs::Line::End);
+    // Under the skip cap, the long line is skipped and the stream goes on.
+    let mut lines = boundedfs::Lines::new(reader(text), 100).with_skip_cap(100_000);
+    lines.next_line(&mut buf).unwrap();
+    assert_eq!(
+        lines.next_line(&mut buf).unwrap(),
+        boundedfs::Line::TooLong { bytes: 10_000 }
+    );
+    assert_eq!(
+        lines.next_line(&mut buf).unwrap(),
+        boundedfs::Line::Read { complete: true }
+    );
+    assert_eq!(buf, b"after");
+}

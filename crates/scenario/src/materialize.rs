@@ -199,8 +199,13 @@ fn copy_dir(src: &Path, dest: &Path) -> Result<(), MaterializeError> {
 /// §2.1 "Reading never hangs"): a FIFO, a device or a socket in the copied folder is
 /// refused naming it and what it is, never read (a plain copy would wait on a FIFO for
 /// ever).
+/// The largest file of a `$dir` policy folder copied (64 MiB): four times what the
+/// policy read takes at most, so a file too large for the read is still copied too large,
+/// and a sparse hole of terabytes is refused, not copied.
+const MAX_COPIED_BYTES: u64 = 64 << 20;
+
 fn copy_file(from: &Path, to: &Path) -> Result<(), MaterializeError> {
-    let mut src = boundedfs::open_regular(from).map_err(|e| {
+    let src = boundedfs::open_bounded(from, MAX_COPIED_BYTES).map_err(|e| {
         let source = match e.reason {
             boundedfs::Reason::Io(e) => e,
             reason => io::Error::other(reason.to_string()),
@@ -208,9 +213,10 @@ fn copy_file(from: &Path, to: &Path) -> Result<(), MaterializeError> {
         MaterializeError::new("copy", from, source)
     })?;
     let mut dest = fs::File::create(to).map_err(|e| MaterializeError::new("write", to, e))?;
+    let permissions = src.metadata().permissions();
+    let mut src = io::Read::take(src, MAX_COPIED_BYTES);
     io::copy(&mut src, &mut dest).map_err(|e| MaterializeError::new("copy", from, e))?;
-    fs::set_permissions(to, src.metadata().permissions())
-        .map_err(|e| MaterializeError::new("write", to, e))
+    fs::set_permissions(to, permissions).map_err(|e| MaterializeError::new("write", to, e))
 }
 
 #[cfg(unix)]
@@ -393,6 +399,33 @@ mod tests {
                 "cannot copy {}: it is a FIFO, not a regular file, so it is not read",
                 fifo.display()
             )
+        );
+    }
+
+    /// A sparse hole of 256 GiB in a copied folder is refused at the open (its size is
+    /// over the copy's cap), never copied.
+    #[test]
+    fn a_huge_file_in_a_copied_dir_is_refused_not_copied() {
+        let tmp = tempfile::tempdir().unwrap();
+        let managed = tmp.path().join("managed");
+        fs::create_dir_all(&managed).unwrap();
+        let huge = managed.join("managed-settings.json");
+        fs::File::create(&huge).unwrap().set_len(256 << 30).unwrap();
+        let spec = PolicySpec::Dir("managed".into());
+        let err = write_policy(&spec, &tmp.path().join("one.json"), &tmp.path().join("run"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!("cannot copy {}", huge.display())),
+            "{err}"
+        );
+        assert!(err.contains("over the"), "{err}");
+        assert!(
+            !tmp.path().join("run/managed-settings.json").exists()
+                || fs::metadata(tmp.path().join("run/managed-settings.json"))
+                    .unwrap()
+                    .len()
+                    == 0
         );
     }
 

@@ -20,6 +20,11 @@ use std::sync::Arc;
 /// The longest line read (64 MiB); a longer line is counted bad and skipped unread.
 pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
 
+/// The longest line skipped before the rest of its file is given up (256 MiB): a file
+/// that is one endless line, or a sparse hole of terabytes, costs this much reading and
+/// no more, and the replay names the line.
+const MAX_SKIPPED_LINE: u64 = 256 << 20;
+
 /// How many non-empty lines may pass before one is of a known format; past that the
 /// file is no known transcript (exit 2).
 const DETECT_LINES: u32 = 64;
@@ -269,7 +274,7 @@ impl<R: BufRead> Reader<R> {
     /// lines do not.
     pub(crate) fn new(inner: R, file: &str, stem: &str) -> Self {
         Reader {
-            lines: boundedfs::Lines::new(inner, MAX_LINE_BYTES),
+            lines: boundedfs::Lines::new(inner, MAX_LINE_BYTES).with_skip_cap(MAX_SKIPPED_LINE),
             file: Arc::from(file),
             stem: Arc::from(stem),
             line: 0,
@@ -316,6 +321,17 @@ impl<R: BufRead> Reader<R> {
             boundedfs::Line::TooLong { .. } => {
                 self.line += 1;
                 let why = format!("longer than {} bytes; skipped unread", self.lines.cap());
+                self.bad(out, why);
+                return Ok(true);
+            }
+            boundedfs::Line::Abandoned { bytes } => {
+                // A line past the skip cap (a file that is one endless line, a sparse
+                // hole): the rest of the file is not read, and the replay says so.
+                self.line += 1;
+                let why = format!(
+                    "runs past {} bytes ({bytes} read); the rest of the file is not read",
+                    self.lines.skip_cap()
+                );
                 self.bad(out, why);
                 return Ok(true);
             }
