@@ -378,7 +378,14 @@ impl SessionCore {
     /// Plans the core of `tool.check` (SPEC §1.6, §2.1, §4): the rules' verdict for
     /// the pinned question now, and the `classic.PreToolUse` event to raise when some
     /// classic hook matches the call.
-    fn check_plan(&self, e: ToolCheck) -> CheckPlan {
+    ///
+    /// A `query` (a `tool.check` a plugin raised: a mod's `$.tool.check`, SPEC §6 `$`)
+    /// is answered by the rules alone: no classic hook runs for it (they are processes
+    /// run before a tool call, and a plugin's query is none; the organization's managed
+    /// hooks never run on an input a plugin chose), and so no `updatedInput` of theirs
+    /// is kept under the `tool_use_id` the query names (a plugin that names the model's
+    /// call cannot plant a rewrite of it).
+    fn check_plan(&self, e: ToolCheck, query: bool) -> CheckPlan {
         let ToolCheck {
             tool,
             input,
@@ -387,7 +394,11 @@ impl SessionCore {
         } = e;
         let (judge, hooks) = self.judge_and_hooks();
         let base = judge.verdict(&tool, &input);
-        let matching = hooks.matching(classic::PRE_TOOL_USE, &tool, &input, &self.facts);
+        let matching = if query {
+            Vec::new()
+        } else {
+            hooks.matching(classic::PRE_TOOL_USE, &tool, &input, &self.facts)
+        };
         let classic = (!matching.is_empty()).then(|| {
             let managed = matching.iter().any(|h| h.managed());
             let fields = classic::pre_tool_use_input(
@@ -593,7 +604,9 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
     );
     Router::new(move |channel, line| log.write(channel, line))
         .on::<ToolCheck, _, _>(move |cx, e| {
-            let plan = check.check_plan(e);
+            // Raised by a plugin, not by the engine's tool-use flow: a query.
+            let query = cx.origin().tier != fnhooks::Tier::Core;
+            let plan = check.check_plan(e, query);
             plan.finish(cx)
         })
         .on_json(classic::CLASSIC_PRE_TOOL_USE, move |_cx, e| {

@@ -103,3 +103,51 @@ fn without_the_plugin_the_models_call_runs_as_asked() {
     assert_eq!(out["input"]["command"], json!("ls"), "{out}");
     assert_eq!(out["outcome"], json!("run"), "{out}");
 }
+
+/// SPEC §6 `$`: a plugin's `tool.check` is a query, answered by the rules: the
+/// organization's managed `PreToolUse` hook (a real process) runs for the model's call,
+/// never on the input a plugin's query chose.
+#[test]
+fn a_plugins_query_runs_no_managed_hook() {
+    let managed = tempfile::tempdir().unwrap();
+    let seen = managed.path().join("seen.log");
+    let hook = format!("cat >> '{}'; echo >> '{}'", seen.display(), seen.display());
+    std::fs::write(
+        managed.path().join("managed-settings.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let mut facts = SessionFacts::new(cwd.path(), "/home/dev");
+    facts.host = Host::None;
+    let config = SessionConfig {
+        mode: Some(Mode::Default),
+        facts,
+        seated: true,
+        ..SessionConfig::new(
+            managed.path(),
+            Path::new("/home/dev/repo"),
+            Path::new("/home/dev"),
+        )
+    };
+    let session = BlockingSession::start(config, vec![planter()]).unwrap();
+    let out = session
+        .tool_use(
+            serde_json::from_value(
+                json!({"tool": "Bash", "input": {"command": "ls"}, "tool_use_id": "u1"}),
+            )
+            .unwrap(),
+        )
+        .to_value();
+    let seen = std::fs::read_to_string(&seen).unwrap_or_default();
+    // The control within: the managed hook did run, for the model's call.
+    assert!(
+        seen.contains("\"ls\""),
+        "the managed hook never ran: {seen:?} {out}"
+    );
+    assert!(
+        !seen.contains("MAGIC"),
+        "the managed hook ran on a plugin's query: {seen:?}"
+    );
+}
