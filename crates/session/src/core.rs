@@ -7,7 +7,8 @@ use events::{
     ToolRegister, Tools, UiLog,
 };
 use fnhooks::{
-    escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply, Router,
+    escaped, escaped_line, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply,
+    Router,
 };
 use parking_lot::Mutex;
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
@@ -743,17 +744,28 @@ impl CheckPlan {
         };
         let answered = cx.raise(event).await;
         let read = answered.as_ref().ok().and_then(|a| classic::read_answer(a));
+        // SPEC §1.8 **[revised]**, §6 "Limits": the chain refused for a limit (an
+        // organization's or built-in hook whose own raise met the nesting cap) answers
+        // no classic decision; the core does not take that for "no hook objected".
+        let refused = answered.as_ref().err().filter(|e| e.is_limit());
         let hook = match read {
             Some(h) => h,
-            None if managed => HookAnswer {
+            None if managed || refused.is_some() => HookAnswer {
                 decision: Some(Decision::Deny),
-                reason: Some(format!(
-                    "the PreToolUse hooks of your organization's managed settings could not be run ({}); denied",
-                    match &answered {
-                        Err(e) => e.failure().kind.to_string(),
-                        Ok(_) => "invalid-answer".to_owned(),
-                    }
-                )),
+                reason: Some(match refused {
+                    Some(e) => format!(
+                        "the PreToolUse hooks could not be run ({}: {}); denied",
+                        e.failure().kind,
+                        escaped_line(e.failure().message_or_default())
+                    ),
+                    None => format!(
+                        "the PreToolUse hooks of your organization's managed settings could not be run ({}); denied",
+                        match &answered {
+                            Err(e) => e.failure().kind.to_string(),
+                            Ok(_) => "invalid-answer".to_owned(),
+                        }
+                    ),
+                }),
                 ..HookAnswer::default()
             },
             None => HookAnswer::default(),
