@@ -10,8 +10,8 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore,
-    NO_VARIABLE_NAME,
+    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore, ENV_CAP,
+    ENV_VALUE_CAP, NO_VARIABLE_NAME, PLUGIN_BUDGET,
 };
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
