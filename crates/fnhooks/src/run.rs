@@ -1055,7 +1055,7 @@ impl Driver {
                 crate::escaped(&info.name),
                 crate::escaped(&name),
                 failure.kind,
-                crate::escaped(failure.message_or_default())
+                crate::escaped(&logged_message(failure.message_or_default()))
             )
         };
         if let Some((answer, said)) = fail_closed {
@@ -1169,6 +1169,21 @@ impl Driver {
             }
             return Some((answer, Some(node)));
         }
+    }
+}
+
+/// How much of a failure's message the engine's debug line keeps (SPEC §6 "Limits": a
+/// hook that fails with a message of many megabytes at every event must not grow the
+/// log the embedding program keeps by as much; the hook's failure handler still reads
+/// the whole message in `next.error`).
+const LOGGED_MESSAGE: usize = 4096;
+
+/// `message` as the engine's failure line shows it: its first [`LOGGED_MESSAGE`]
+/// characters, and `...` when cut.
+fn logged_message(message: &str) -> std::borrow::Cow<'_, str> {
+    match message.char_indices().nth(LOGGED_MESSAGE) {
+        Some((at, _)) => format!("{}...", message.get(..at).unwrap_or_default()).into(),
+        None => message.into(),
     }
 }
 

@@ -420,3 +420,29 @@ fn an_organizations_failure_handler_decides_on_a_refusal() {
         .unwrap()
         .contains("the nesting cap of 8 was reached"));
 }
+
+#[test]
+fn the_engines_failure_line_keeps_4096_characters_of_a_message() {
+    // A hook that fails with a 1 MiB message at every event: the debug line the engine
+    // writes (and the embedding program keeps until it takes its log) is cut.
+    let (engine, core) = engine();
+    engine.seat(Plugin::new(info("loud", Tier::User)).with(Registration::on(
+        "probe",
+        |_cx: Cx, _e: Event, _next: Next| async move {
+            Err::<Value, _>(HookError::Failed(fnhooks::HookFailure::new(
+                fnhooks::FailureKind::Error,
+                "m".repeat(1 << 20),
+            )))
+        },
+    )));
+    let _ = engine.raise_blocking(Event::new("probe", Map::new()));
+    let log = core.log.lock().unwrap().clone();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        log[0],
+        format!(
+            "hook of loud failed at probe (error): {}...; the chain went on without it",
+            "m".repeat(4096)
+        )
+    );
+}
