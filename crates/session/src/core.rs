@@ -124,7 +124,7 @@ pub struct SessionCore {
     tools: Vec<Value>,
     log: Mutex<Vec<LogLine>>,
     env: Mutex<Env>,
-    registered: Mutex<Vec<String>>,
+    registered: Mutex<Registry>,
     /// The bytes the core keeps on each plugin's behalf, by the plugin's id (SPEC §6
     /// "Limits": one budget per plugin).
     kept: Mutex<Kept>,
@@ -169,7 +169,7 @@ impl SessionCore {
             log: Mutex::new(Vec::new()),
             env: Mutex::new(Env::default()),
             kept: Mutex::new(Kept::default()),
-            registered: Mutex::new(Vec::new()),
+            registered: Mutex::new(Registry::default()),
             rules: Mutex::new(None),
             policy_reply: Mutex::new(None),
             rules_without_policy: Arc::new(rules_without_policy),
@@ -578,14 +578,17 @@ impl SessionCore {
         let origin = cx.origin();
         let full = events::registered_tool_name(&origin.plugin, &e.name);
         let mut reg = self.registered.lock();
-        if !reg.contains(&full) {
+        if !reg.names.contains(full.as_str()) {
             if let Err(why) = self.charge(origin, full.len(), Held::Registered) {
                 return Registered {
                     deny: Some(why),
                     ..Registered::default()
                 };
             }
-            reg.push(full.clone());
+            // One copy of the name, shared by the order and the set: what is counted.
+            let name: Arc<str> = Arc::from(full.as_str());
+            reg.names.insert(Arc::clone(&name));
+            reg.order.push(name);
         }
         Registered {
             registered: Some(full),
@@ -628,7 +631,13 @@ impl SessionCore {
     /// `tool.list` (SPEC §3.5): the engine's tools, then those registered at run time.
     fn tool_list(&self) -> Tools {
         let mut tools = self.tools.clone();
-        tools.extend(self.registered.lock().iter().map(|n| json!({ "name": n })));
+        tools.extend(
+            self.registered
+                .lock()
+                .order
+                .iter()
+                .map(|n| json!({ "name": &**n })),
+        );
         Tools {
             tools: Some(tools),
             ..Tools::default()
@@ -714,6 +723,15 @@ impl Env {
             self.bytes = self.bytes.saturating_sub(env_entry(name, &old));
         }
     }
+}
+
+/// The tools registered at run time: in the order registered, and as a set (a plugin
+/// that registers names by the hundred thousand within its budget does not make every
+/// registration walk them all).
+#[derive(Default)]
+struct Registry {
+    order: Vec<Arc<str>>,
+    names: std::collections::HashSet<Arc<str>>,
 }
 
 /// What a plugin's bytes are kept as (SPEC §6 "Limits").
