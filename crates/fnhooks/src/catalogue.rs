@@ -242,14 +242,17 @@ impl Catalogue {
 
     /// What `event` answers in place of `plugin`'s failed hook, and the word its debug
     /// line ends with, where the event fails closed and the plugin is the
-    /// organization's (SPEC §1.8).
+    /// organization's (SPEC §1.8), or a built-in whose raise was refused for a limit
+    /// (`limited`; SPEC §1.8 **\[revised\]**, §6 "Limits").
     pub(crate) fn fail_closed_answer(
         &self,
         event: &str,
         plugin: &PluginInfo,
         failure: &HookFailure,
+        limited: bool,
     ) -> Option<(Value, &'static str)> {
-        if !plugin.tier.is_managed() {
+        let builtin_limited = limited && plugin.tier == crate::Tier::Builtin;
+        if !plugin.tier.is_managed() && !builtin_limited {
             return None;
         }
         let fc = self.declared.get(event)?.fail_closed.as_ref()?;

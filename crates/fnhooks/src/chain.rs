@@ -25,17 +25,34 @@ use std::time::Duration;
 /// cannot read the policy answers an error"; a dropped link whose last run failed).
 /// Cheap to clone; two clones of one error are the same error ([`ChainError::same`]).
 #[derive(Clone)]
-pub struct ChainError(Arc<HookFailure>);
+pub struct ChainError(Arc<HookFailure>, Refused);
+
+/// Whether a [`ChainError`] is a raise refused for a limit (SPEC §6 "Limits").
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Refused {
+    /// An error like any other.
+    No,
+    /// A raise refused for a limit a person's mod can drive (the nesting cap), or the
+    /// answer of an organization's or built-in link that met such a refusal: whoever
+    /// waits on an organization's, a built-in's or the core's answer treats it as a
+    /// deny (SPEC §1.8 **\[revised\]**).
+    ForLimit,
+}
 
 impl ChainError {
     pub(crate) fn from_failure(failure: HookFailure) -> Self {
-        ChainError(Arc::new(failure))
+        ChainError(Arc::new(failure), Refused::No)
+    }
+
+    /// A refusal for a limit (SPEC §6 "Limits"): see [`ChainError::is_limit`].
+    pub(crate) fn limit(failure: HookFailure) -> Self {
+        ChainError(Arc::new(failure), Refused::ForLimit)
     }
 
     /// A new error of this kind with this message.
     #[must_use]
     pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        ChainError(Arc::new(HookFailure::new(kind, message)))
+        ChainError(Arc::new(HookFailure::new(kind, message)), Refused::No)
     }
 
     /// How the chain failed.
@@ -44,11 +61,43 @@ impl ChainError {
         &self.0
     }
 
+    /// Whether this error is a raise the engine refused for a limit (the nesting cap of
+    /// [`MAX_RAISE_DEPTH`]), or the answer of an organization's or built-in link whose
+    /// own raise was so refused. Whoever waits on an organization's, a built-in's or the
+    /// core's answer must treat it as a deny, never as a missing answer.
+    ///
+    /// SPEC §6 "Limits", §1.8 **\[revised 2026-12-07\]**
+    #[must_use]
+    pub fn is_limit(&self) -> bool {
+        self.1 == Refused::ForLimit
+    }
+
     /// Whether `other` is this very error (not merely an equal one).
     #[must_use]
     pub fn same(&self, other: &ChainError) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+}
+
+/// How deep events raised from hooks nest: a hook's `cx` raises at most this many
+/// levels below the embedding program's own raise; a deeper raise is refused (SPEC §6
+/// "Limits" **\[revised 2026-12-07\]**: "events raised from hooks nest at most 8
+/// deep"). The engine's own nesting (the core's `cx` raising `classic.PreToolUse`
+/// inside `tool.check`) does not count.
+pub const MAX_RAISE_DEPTH: u8 = 8;
+
+/// The refusal of a raise past [`MAX_RAISE_DEPTH`], of kind `error`: the hook did
+/// nothing the other kinds name (it did not panic, run past its own time, break a pin,
+/// answer the wrong shape, jump, or lose its worker); the engine said no to its call,
+/// as a core says no to a read it cannot make.
+fn depth_refusal(event: &EventName) -> HookFailure {
+    HookFailure::new(
+        FailureKind::Error,
+        format!(
+            "{} was not raised: events raised from hooks nest at most {MAX_RAISE_DEPTH} deep, and the nesting cap of {MAX_RAISE_DEPTH} was reached",
+            crate::escaped(event)
+        ),
+    )
 }
 
 impl fmt::Debug for ChainError {
@@ -718,6 +767,7 @@ impl Engine {
                 Arc::clone(&self.inner),
                 origin,
                 Arc::clone(&self.inner.no_hooks),
+                0,
             );
             return Err(self.inner.core.answer(core_cx, raise.event));
         }
@@ -731,6 +781,7 @@ impl Engine {
             Arc::clone(&self.inner.no_hooks),
             given,
             self.inner.epoch(),
+            0,
         );
         Ok(Driver::new(run, raise.event, skip))
     }
@@ -769,16 +820,18 @@ impl Engine {
 }
 
 /// A raise from inside a chain (a hook's or the core's `cx`), without the hooks in
-/// `excluded`.
+/// `excluded`, at nesting `depth` (how many raises from hooks it is nested in, SPEC §6
+/// "Limits").
 fn raise_within(
     inner: &Arc<EngineInner>,
     event: Event,
     origin: Arc<Origin>,
     excluded: Arc<[HookKey]>,
+    depth: u8,
 ) -> BoxFuture<'static, Answer> {
     let links = inner.links_for(&event, &excluded);
     if links.is_empty() {
-        let core_cx = Cx::bare(Arc::clone(inner), origin, excluded);
+        let core_cx = Cx::bare(Arc::clone(inner), origin, excluded, depth);
         return inner.core.answer(core_cx, event);
     }
     let run = Run::new(
@@ -788,6 +841,7 @@ fn raise_within(
         excluded,
         None,
         inner.epoch(),
+        depth,
     );
     Box::pin(Driver::new(run, event, TierSet::default()).map(|(answer, _)| answer))
 }
@@ -841,6 +895,9 @@ enum CxAt {
         engine: Arc<EngineInner>,
         origin: Arc<Origin>,
         excluded: Arc<[HookKey]>,
+        /// The nesting of the raise the core answers (SPEC §6 "Limits"): what the
+        /// core's own raises keep, uncounted.
+        depth: u8,
     },
     /// Inside a chain run: the core's (`link` `None`) or a hook's, in frame `slot` of
     /// hook run `gen` (its own-time clock: time spent in events it raises does not count
@@ -863,12 +920,18 @@ impl fmt::Debug for Cx {
 }
 
 impl Cx {
-    fn bare(engine: Arc<EngineInner>, origin: Arc<Origin>, excluded: Arc<[HookKey]>) -> Self {
+    fn bare(
+        engine: Arc<EngineInner>,
+        origin: Arc<Origin>,
+        excluded: Arc<[HookKey]>,
+        depth: u8,
+    ) -> Self {
         Cx {
             at: CxAt::Bare {
                 engine,
                 origin,
                 excluded,
+                depth,
             },
         }
     }
@@ -933,18 +996,33 @@ impl Cx {
     /// Raises an event as this plugin (or as the engine, for the core's `cx`), through
     /// the whole chain but the hooks it is nested in (SPEC §1.1: no re-entry).
     ///
+    /// Events raised from hooks nest at most [`MAX_RAISE_DEPTH`] deep: a hook's raise
+    /// one level deeper is refused (the answer is an error saying the nesting cap was
+    /// reached, [`ChainError::is_limit`]); the core's raises keep the depth of the
+    /// event they answer and are never refused for it (SPEC §6 "Limits": the engine's
+    /// own nesting does not count). A hook of an organization's or built-in plugin whose
+    /// raise is refused so has failed, whatever it does with the refusal: its failure
+    /// handler decides, else the event's fail-closed answer (at `tool.check`, §1.8's
+    /// unchecked deny), else the refusal is the chain's answer. The organization's
+    /// answer never goes missing for a limit a person's mod can drive (SPEC §1.8
+    /// **\[revised 2026-12-07\]**).
+    ///
     /// # Errors
     ///
-    /// The chain's error.
+    /// The chain's error, or the refusal.
     pub fn raise(&self, event: Event) -> BoxFuture<'static, Answer> {
         match &self.at {
             CxAt::Bare {
-                engine, excluded, ..
+                engine,
+                excluded,
+                depth,
+                ..
             } => raise_within(
                 engine,
                 event,
                 Arc::clone(&engine.engine_origin),
                 Arc::clone(excluded),
+                *depth,
             ),
             CxAt::Run {
                 run, link: None, ..
@@ -953,6 +1031,7 @@ impl Cx {
                 event,
                 Arc::clone(&run.engine.engine_origin),
                 Arc::clone(&run.excluded),
+                run.depth,
             ),
             CxAt::Run {
                 run,
@@ -974,9 +1053,34 @@ impl Cx {
                     );
                     return Box::pin(async move { Err(ChainError::new(FailureKind::Error, msg)) });
                 }
+                let depth = run.depth.saturating_add(1);
+                if depth > MAX_RAISE_DEPTH {
+                    let failure = depth_refusal(&event.name);
+                    // An organization's or built-in hook fails closed (SPEC §1.8): the
+                    // refusal breaks it even if it catches the error. A failure handler
+                    // running already is that plugin's own answer to a failure: it is
+                    // told of the refusal and decides.
+                    if link.plugin.info.tier.is_managed() || link.plugin.info.tier == Tier::Builtin
+                    {
+                        if let Some(f) = run.state.lock().frame(*slot, *gen) {
+                            if f.error.is_none() {
+                                f.broke.get_or_insert_with(|| failure.clone());
+                                f.limited = true;
+                            }
+                        }
+                    }
+                    let refused = ChainError::limit(failure);
+                    return Box::pin(async move { Err(refused) });
+                }
                 let excluded: Arc<[HookKey]> =
                     run.excluded.iter().copied().chain([link.key()]).collect();
-                let raised = raise_within(engine, event, Arc::clone(&link.plugin.origin), excluded);
+                let raised = raise_within(
+                    engine,
+                    event,
+                    Arc::clone(&link.plugin.origin),
+                    excluded,
+                    depth,
+                );
                 let (run, slot, gen) = (Arc::clone(run), *slot, *gen);
                 Box::pin(async move {
                     let _paused = ClockPause::new(run, slot, gen);

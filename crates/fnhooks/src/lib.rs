@@ -15,7 +15,7 @@ mod typed;
 pub use catalogue::{Catalogue, EventType, Pins};
 pub use chain::{
     answer_to_json, Answer, ChainError, Channel, Core, Cx, Engine, Next, Raise, TraceEntry,
-    DEFAULT_HOOK_TIMEOUT,
+    DEFAULT_HOOK_TIMEOUT, MAX_RAISE_DEPTH,
 };
 pub use escape::{escaped, escaped_line};
 pub use event::{Event, EventName, FailureKind, HookFailure, Origin};

@@ -54,6 +54,9 @@ pub(crate) struct Run {
     /// The engine's seating epoch when the run began: a `cx` raising under the same
     /// epoch belongs to a plugin still seated.
     pub(crate) epoch: u64,
+    /// How many raises from hooks this run is nested in (SPEC §6 "Limits": at most
+    /// [`crate::MAX_RAISE_DEPTH`]; the core's own raises keep their run's depth).
+    pub(crate) depth: u8,
     pub(crate) state: Mutex<RunState>,
 }
 
@@ -81,6 +84,9 @@ pub(crate) struct FrameState {
     /// The trace (arena index) of the last `next` run.
     pub(crate) last: Option<u32>,
     pub(crate) broke: Option<HookFailure>,
+    /// The hook (an organization's or a built-in's) met a raise refused for a limit
+    /// (SPEC §6 "Limits"): its failure fails closed (SPEC §1.8 **\[revised\]**).
+    pub(crate) limited: bool,
     pub(crate) error: Option<HookFailure>,
     /// A failure handler's `next` replays the failed hook's last run instead of running
     /// the chain again (SPEC §1.1 **\[decision\]**).
@@ -106,6 +112,7 @@ impl FrameState {
             called: false,
             last: None,
             broke: None,
+            limited: false,
             error: None,
             replay: None,
             asked: None,
@@ -358,17 +365,19 @@ impl Run {
         excluded: Arc<[HookKey]>,
         given: Option<(EventName, Reply)>,
         epoch: u64,
+        depth: u8,
     ) -> Arc<Run> {
-        let depth = links.len() + 1;
+        let frames = links.len() + 1;
         Arc::new(Run {
             engine,
             origin,
             excluded,
             given,
             epoch,
+            depth,
             state: Mutex::new(RunState {
-                frames: Vec::with_capacity(depth),
-                nodes: Vec::with_capacity(depth),
+                frames: Vec::with_capacity(frames),
+                nodes: Vec::with_capacity(frames),
                 core_answer: None,
                 driver: None,
                 gens: 0,
@@ -1020,7 +1029,7 @@ impl Driver {
             return Step::Answered(Err(ChainError::from_failure(failure)), None);
         };
         let info = &link.plugin.info;
-        let (name, called, last, event) = {
+        let (name, called, last, event, limited) = {
             let mut st = run.state.lock();
             let Some(f) = st.frames.get_mut(slot) else {
                 return Step::Waits;
@@ -1034,21 +1043,34 @@ impl Driver {
                 f.called,
                 f.last,
                 f.received.clone(),
+                f.limited,
             )
         };
-        let fail_closed = run.catalogue().fail_closed_answer(&name, info, &failure);
+        let fail_closed = run
+            .catalogue()
+            .fail_closed_answer(&name, info, &failure, limited);
         let line = |said: &str| {
             format!(
                 "hook of {} failed at {} ({}): {}; {said}",
                 crate::escaped(&info.name),
                 crate::escaped(&name),
                 failure.kind,
-                crate::escaped(failure.message_or_default())
+                crate::escaped(&logged_message(failure.message_or_default()))
             )
         };
         if let Some((answer, said)) = fail_closed {
             run.log(line(said));
             return Step::Answered(Ok(Reply::new(answer)), Some(failure.kind));
+        }
+        if limited {
+            // SPEC §1.8 **[revised]**: an organization's or built-in hook whose raise was
+            // refused for a limit does not drop out where its event has no fail-closed
+            // answer: the refusal is the answer, so whoever waits on it (a plugin's `$`
+            // call, the core) is refused too, never handed what the rest of the chain
+            // said without it.
+            run.log(line("the event was refused"));
+            let kind = failure.kind;
+            return Step::Answered(Err(ChainError::limit(failure)), Some(kind));
         }
         run.log(line("the chain went on without it"));
         if let (true, Some(last)) = (called, last) {
@@ -1147,6 +1169,21 @@ impl Driver {
             }
             return Some((answer, Some(node)));
         }
+    }
+}
+
+/// How much of a failure's message the engine's debug line keeps (SPEC §6 "Limits": a
+/// hook that fails with a message of many megabytes at every event must not grow the
+/// log the embedding program keeps by as much; the hook's failure handler still reads
+/// the whole message in `next.error`).
+const LOGGED_MESSAGE: usize = 4096;
+
+/// `message` as the engine's failure line shows it: its first [`LOGGED_MESSAGE`]
+/// characters, and `...` when cut.
+fn logged_message(message: &str) -> std::borrow::Cow<'_, str> {
+    match message.char_indices().nth(LOGGED_MESSAGE) {
+        Some((at, _)) => format!("{}...", message.get(..at).unwrap_or_default()).into(),
+        None => message.into(),
     }
 }
 

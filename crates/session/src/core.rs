@@ -7,7 +7,8 @@ use events::{
     ToolRegister, Tools, UiLog,
 };
 use fnhooks::{
-    escaped, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply, Router,
+    escaped, escaped_line, Answer, ChainError, Channel, Cx, Event, EventType, FailureKind, Reply,
+    Router,
 };
 use parking_lot::Mutex;
 use permissions::classic::{self, ClassicHooks, HookAnswer, HookRunner, RunResult};
@@ -122,8 +123,11 @@ pub struct SessionCore {
     facts: SessionFacts,
     tools: Vec<Value>,
     log: Mutex<Vec<LogLine>>,
-    env: Mutex<BTreeMap<String, String>>,
-    registered: Mutex<Vec<String>>,
+    env: Mutex<Env>,
+    registered: Mutex<Registry>,
+    /// The bytes the core keeps on each plugin's behalf, by the plugin's id (SPEC §6
+    /// "Limits": one budget per plugin).
+    kept: Mutex<Kept>,
     rules: Mutex<Option<Rules>>,
     /// The managed settings of the last policy read, as the shared answer of
     /// `settings.read({source: "policy"})`: one immutable object for every read of that
@@ -163,8 +167,9 @@ impl SessionCore {
             facts,
             tools,
             log: Mutex::new(Vec::new()),
-            env: Mutex::new(BTreeMap::new()),
-            registered: Mutex::new(Vec::new()),
+            env: Mutex::new(Env::default()),
+            kept: Mutex::new(Kept::default()),
+            registered: Mutex::new(Registry::default()),
             rules: Mutex::new(None),
             policy_reply: Mutex::new(None),
             rules_without_policy: Arc::new(rules_without_policy),
@@ -214,7 +219,7 @@ impl SessionCore {
                 }
             }
         }
-        *self.env.lock() = env;
+        *self.env.lock() = Env::of(env);
     }
 
     /// Reads the managed policy through the session's one memo (SPEC §2.1); on first
@@ -251,13 +256,17 @@ impl SessionCore {
     }
 
     pub(crate) fn take_log(&self) -> Vec<LogLine> {
-        std::mem::take(&mut *self.log.lock())
+        let mut log = self.log.lock();
+        // The lines taken are the embedding program's now: what the plugins' lines
+        // held is free again.
+        self.kept.lock().lines_taken();
+        std::mem::take(&mut *log)
     }
 
     /// The current value of a variable of the engine's children.
     #[must_use]
     pub fn env_var(&self, name: &str) -> Option<String> {
-        self.env.lock().get(name).cloned()
+        self.env.lock().vars.get(name).cloned()
     }
 
     /// The session's environment as it is now: the shell a `Bash` command runs in
@@ -265,7 +274,23 @@ impl SessionCore {
     /// see"). A copy, name to value.
     #[must_use]
     pub fn env(&self) -> BTreeMap<String, String> {
-        self.env.lock().clone()
+        self.env.lock().vars.clone()
+    }
+
+    /// The size of the session's environment as a process's is counted (SPEC §6
+    /// "Limits"): `NAME=value` and its terminating NUL, for every variable. The core
+    /// keeps it at most [`ENV_CAP`] (2 MiB) against every set.
+    #[must_use]
+    pub fn env_bytes(&self) -> usize {
+        self.env.lock().bytes
+    }
+
+    /// The bytes the core keeps now on behalf of the plugin with this id (its log lines
+    /// not yet taken, its registered tools), counted against [`PLUGIN_BUDGET`] (SPEC
+    /// §6 "Limits").
+    #[must_use]
+    pub fn kept_for(&self, id: &str) -> usize {
+        self.kept.lock().of(id)
     }
 
     /// Writes an engine line (SPEC §1.9) straight to the log, past the `ui.log` chain.
@@ -431,7 +456,7 @@ impl SessionCore {
     /// run ([`HookRunner::NotRun`]).
     fn classic_pre_tool_use(&self, e: &Event) -> Answer {
         let (_, hooks) = self.judge_and_hooks();
-        let env = self.env.lock().clone();
+        let env = self.env.lock().vars.clone();
         let combined =
             hooks.run_pre_tool_use_with(&e.to_value(), &self.facts, &env, self.hook_runner);
         for run in &combined.runs {
@@ -539,9 +564,14 @@ impl SessionCore {
         }
         let mut env = self.env.lock();
         match set.value {
-            Some(v) => env.insert(set.name, v),
-            None => env.remove(&set.name),
-        };
+            Some(v) => {
+                if let Some(why) = env.refusal(&set.name, &v) {
+                    return refusal(why);
+                }
+                env.set(set.name, v);
+            }
+            None => env.unset(&set.name),
+        }
         Refusal::default()
     }
 
@@ -550,16 +580,26 @@ impl SessionCore {
     fn env_get(&self, e: &Event) -> Value {
         let value = EnvGet::read(e)
             .filter(|get| not_a_variable(&get.name).is_none())
-            .and_then(|get| self.env.lock().get(&get.name).cloned());
+            .and_then(|get| self.env.lock().vars.get(&get.name).cloned());
         json!({ "value": value })
     }
 
     /// `tool.register` (SPEC §1.7): the tool's full name under its registering plugin.
     fn tool_register(&self, cx: &Cx, e: &ToolRegister) -> Registered {
-        let full = events::registered_tool_name(&cx.origin().plugin, &e.name);
+        let origin = cx.origin();
+        let full = events::registered_tool_name(&origin.plugin, &e.name);
         let mut reg = self.registered.lock();
-        if !reg.contains(&full) {
-            reg.push(full.clone());
+        if !reg.names.contains(full.as_str()) {
+            if let Err(why) = self.charge(origin, full.len(), Held::Registered) {
+                return Registered {
+                    deny: Some(why),
+                    ..Registered::default()
+                };
+            }
+            // One copy of the name, shared by the order and the set: what is counted.
+            let name: Arc<str> = Arc::from(full.as_str());
+            reg.names.insert(Arc::clone(&name));
+            reg.order.push(name);
         }
         Registered {
             registered: Some(full),
@@ -567,10 +607,48 @@ impl SessionCore {
         }
     }
 
+    /// Counts `bytes` more kept on behalf of `origin` (SPEC §6 "Limits": one budget of
+    /// [`PLUGIN_BUDGET`] a plugin; the engine's own lines and the core's own writes are
+    /// not a plugin's).
+    ///
+    /// # Errors
+    ///
+    /// The refusal naming the plugin when it would go past its budget; the first
+    /// refusal of a spell over budget is also written to the debug log, once (a plugin
+    /// at its budget cannot make the log grow by being refused).
+    fn charge(&self, origin: &fnhooks::Origin, bytes: usize, what: Held) -> Result<(), String> {
+        if origin.tier == fnhooks::Tier::Core {
+            return Ok(());
+        }
+        let mut kept = self.kept.lock();
+        let now = kept.of(&origin.id);
+        if now.saturating_add(bytes) <= PLUGIN_BUDGET {
+            kept.add(&origin.id, bytes, what);
+            return Ok(());
+        }
+        let why = format!(
+            "{} is past its budget: the engine keeps at most 16 MiB on a plugin's behalf (log lines not yet taken, registered tools), it keeps {now} bytes for it and this {} would add {bytes}; refused",
+            escaped(&origin.plugin),
+            what.as_str()
+        );
+        let first = kept.refused.insert(origin.id.clone());
+        drop(kept);
+        if first {
+            self.write(Channel::Debug, why.clone());
+        }
+        Err(why)
+    }
+
     /// `tool.list` (SPEC §3.5): the engine's tools, then those registered at run time.
     fn tool_list(&self) -> Tools {
         let mut tools = self.tools.clone();
-        tools.extend(self.registered.lock().iter().map(|n| json!({ "name": n })));
+        tools.extend(
+            self.registered
+                .lock()
+                .order
+                .iter()
+                .map(|n| json!({ "name": &**n })),
+        );
         Tools {
             tools: Some(tools),
             ..Tools::default()
@@ -579,6 +657,144 @@ impl SessionCore {
 }
 
 use events::Refusal;
+
+/// The largest value of a variable of the session's environment: 128 KiB, as a
+/// process's (SPEC §6 "Limits" **\[decision\]**; Linux's `MAX_ARG_STRLEN`).
+pub const ENV_VALUE_CAP: usize = 128 * 1024;
+
+/// The largest the session's environment grows, counted as [`SessionCore::env_bytes`]
+/// counts it: 2 MiB (SPEC §6 "Limits" **\[decision\]**).
+pub const ENV_CAP: usize = 2 * 1024 * 1024;
+
+/// What the engine keeps on one plugin's behalf on the Rust side, at most: 16 MiB
+/// (SPEC §6 "Limits" **\[decision\]**).
+pub const PLUGIN_BUDGET: usize = 16 * 1024 * 1024;
+
+/// The session's environment, with its size kept as it changes (no walk per set).
+#[derive(Default)]
+struct Env {
+    vars: BTreeMap<String, String>,
+    /// Σ `NAME=value\0` over `vars`.
+    bytes: usize,
+}
+
+/// What one variable takes of an environment: `NAME=value` and its NUL.
+fn env_entry(name: &str, value: &str) -> usize {
+    name.len() + value.len() + 2
+}
+
+/// A variable's name as a refusal names it: escaped, and cut to its first 256
+/// characters when longer (the refusal of a 1 MiB name is not 1 MiB long).
+fn shown_name(name: &str) -> String {
+    const SHOWN: usize = 256;
+    match name.char_indices().nth(SHOWN) {
+        Some((at, _)) => format!("{}...", escaped(name.get(..at).unwrap_or_default())),
+        None => escaped(name),
+    }
+}
+
+impl Env {
+    fn of(vars: BTreeMap<String, String>) -> Self {
+        let bytes = vars.iter().map(|(k, v)| env_entry(k, v)).sum();
+        Env { vars, bytes }
+    }
+
+    /// Why setting `name` to `value` is refused, for every caller (SPEC §6 "Limits"): a
+    /// value over [`ENV_VALUE_CAP`], or a set that would take the environment past
+    /// [`ENV_CAP`] (a set that does not grow it is never refused: an environment
+    /// handed over larger may still be trimmed).
+    fn refusal(&self, name: &str, value: &str) -> Option<String> {
+        if value.len() > ENV_VALUE_CAP {
+            return Some(format!(
+                "{} was not set: its value is {} bytes, past the cap of 128 KiB a value of the session's environment",
+                shown_name(name),
+                value.len()
+            ));
+        }
+        let before = self.vars.get(name).map_or(0, |v| env_entry(name, v));
+        let after = self.bytes.saturating_sub(before) + env_entry(name, value);
+        (after > ENV_CAP && after > self.bytes).then(|| {
+            format!(
+                "{} was not set: it would take the session's environment to {after} bytes, past its cap of 2 MiB",
+                shown_name(name)
+            )
+        })
+    }
+
+    fn set(&mut self, name: String, value: String) {
+        let added = env_entry(&name, &value);
+        if let Some(old) = self.vars.insert(name.clone(), value) {
+            self.bytes = self.bytes.saturating_sub(env_entry(&name, &old));
+        }
+        self.bytes += added;
+    }
+
+    fn unset(&mut self, name: &str) {
+        if let Some(old) = self.vars.remove(name) {
+            self.bytes = self.bytes.saturating_sub(env_entry(name, &old));
+        }
+    }
+}
+
+/// The tools registered at run time: in the order registered, and as a set (a plugin
+/// that registers names by the hundred thousand within its budget does not make every
+/// registration walk them all).
+#[derive(Default)]
+struct Registry {
+    order: Vec<Arc<str>>,
+    names: std::collections::HashSet<Arc<str>>,
+}
+
+/// What a plugin's bytes are kept as (SPEC §6 "Limits").
+#[derive(Clone, Copy)]
+enum Held {
+    /// A log line not yet taken by the embedding program.
+    Line,
+    /// A tool registered at run time, kept for the session.
+    Registered,
+}
+
+impl Held {
+    fn as_str(self) -> &'static str {
+        match self {
+            Held::Line => "log line",
+            Held::Registered => "registered tool",
+        }
+    }
+}
+
+/// The bytes the core keeps for each plugin, by id.
+#[derive(Default)]
+struct Kept {
+    lines: HashMap<String, usize>,
+    registered: HashMap<String, usize>,
+    /// The plugins told of their budget since the log was last taken.
+    refused: std::collections::HashSet<String>,
+}
+
+impl Kept {
+    fn of(&self, id: &str) -> usize {
+        self.lines.get(id).copied().unwrap_or(0) + self.registered.get(id).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, id: &str, bytes: usize, what: Held) {
+        let map = match what {
+            Held::Line => &mut self.lines,
+            Held::Registered => &mut self.registered,
+        };
+        match map.get_mut(id) {
+            Some(n) => *n += bytes,
+            None => {
+                map.insert(id.to_owned(), bytes);
+            }
+        }
+    }
+
+    fn lines_taken(&mut self) {
+        self.lines.clear();
+        self.refused.clear();
+    }
+}
 
 fn refusal(why: String) -> Refusal {
     Refusal {
@@ -643,9 +859,17 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
             rest.insert("admitted".into(), Value::Bool(true));
             Ok(Admission { refuse: None, rest })
         })
-        .on::<UiLog, _, _>(move |_cx, e| {
-            ui.write(e.to.unwrap_or(Channel::Screen), e.line);
-            async move { Ok(Fields::new()) }
+        .on::<UiLog, _, _>(move |cx, e| {
+            // A plugin's line is kept until the embedding program takes the log: it
+            // counts toward the plugin's budget (SPEC §6 "Limits").
+            let mut answer = Fields::new();
+            match ui.charge(cx.origin(), e.line.len(), Held::Line) {
+                Ok(()) => ui.write(e.to.unwrap_or(Channel::Screen), e.line),
+                Err(why) => {
+                    answer.insert("deny".into(), Value::String(why));
+                }
+            }
+            async move { Ok(answer) }
         })
 }
 
@@ -756,17 +980,28 @@ impl CheckPlan {
         };
         let answered = cx.raise(event).await;
         let read = answered.as_ref().ok().and_then(|a| classic::read_answer(a));
+        // SPEC §1.8 **[revised]**, §6 "Limits": the chain refused for a limit (an
+        // organization's or built-in hook whose own raise met the nesting cap) answers
+        // no classic decision; the core does not take that for "no hook objected".
+        let refused = answered.as_ref().err().filter(|e| e.is_limit());
         let hook = match read {
             Some(h) => h,
-            None if managed => HookAnswer {
+            None if managed || refused.is_some() => HookAnswer {
                 decision: Some(Decision::Deny),
-                reason: Some(format!(
-                    "the PreToolUse hooks of your organization's managed settings could not be run ({}); denied",
-                    match &answered {
-                        Err(e) => e.failure().kind.to_string(),
-                        Ok(_) => "invalid-answer".to_owned(),
-                    }
-                )),
+                reason: Some(match refused {
+                    Some(e) => format!(
+                        "the PreToolUse hooks could not be run ({}: {}); denied",
+                        e.failure().kind,
+                        escaped_line(e.failure().message_or_default())
+                    ),
+                    None => format!(
+                        "the PreToolUse hooks of your organization's managed settings could not be run ({}); denied",
+                        match &answered {
+                            Err(e) => e.failure().kind.to_string(),
+                            Ok(_) => "invalid-answer".to_owned(),
+                        }
+                    ),
+                }),
                 ..HookAnswer::default()
             },
             None => HookAnswer::default(),

@@ -10,8 +10,8 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore,
-    NO_VARIABLE_NAME,
+    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore, ENV_CAP,
+    ENV_VALUE_CAP, NO_VARIABLE_NAME, PLUGIN_BUDGET,
 };
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
@@ -577,7 +577,11 @@ impl Session {
     }
 
     /// Takes the crashes of the listed modules' workers since the last look (SPEC §6
-    /// "Limits"), before anything is raised: a module whose worker crashed is admitted
+    /// "Limits"), before anything is raised and again when the raise has answered,
+    /// before its answer is returned: so the lines (a person's module unloaded at its
+    /// third crash) are written by the raise in which the crash happened, not one event
+    /// late. Each crash is taken once, so the second look of a raise counts only what
+    /// happened during it. A module whose worker crashed is admitted
     /// again (a reload: §3.9 says who is asked), with a debug line; a person's module at
     /// its third crash is unloaded instead, with a screen line naming it; an
     /// organization's is never unloaded: at its third its worker is not started again,
@@ -718,6 +722,13 @@ impl Session {
     /// [`RaiseError::Chain`] when the chain answers an error.
     pub async fn raise(&self, event: Event) -> Result<Value, RaiseError> {
         self.after_crashes().await;
+        let answer = self.raise_now(event).await;
+        self.after_crashes().await;
+        answer
+    }
+
+    /// [`Session::raise`] between the crash bookkeeping before and after it.
+    async fn raise_now(&self, event: Event) -> Result<Value, RaiseError> {
         if self.decisions.is_some() && event.name.as_str() == names::TOOL_CHECK {
             let fields = Arc::clone(&event.fields);
             // Seated, the security default's note says who rewrote the verdict: no
@@ -813,11 +824,9 @@ impl Session {
     pub async fn raise_from(&self, id: &str, event: Event) -> Result<Value, RaiseError> {
         self.after_crashes().await;
         let origin = self.origin_of(Some(id))?;
-        Ok(self
-            .engine
-            .raise(Raise::new(event).origin(origin))
-            .await?
-            .into_value())
+        let answer = self.engine.raise(Raise::new(event).origin(origin)).await;
+        self.after_crashes().await;
+        Ok(answer?.into_value())
     }
 
     /// Raises as `raise` says, answering the chain's answer (value or error) and the
@@ -835,6 +844,7 @@ impl Session {
             r = r.core_answer(v);
         }
         let (answer, trace) = self.engine.raise_traced(r).await;
+        self.after_crashes().await;
         Ok(Raised { answer, trace })
     }
 
@@ -862,6 +872,13 @@ impl Session {
     /// error.
     pub async fn tool_use(&self, call: ToolCall) -> ToolUse {
         self.after_crashes().await;
+        let used = self.tool_use_now(call).await;
+        self.after_crashes().await;
+        used
+    }
+
+    /// [`Session::tool_use`] between the crash bookkeeping before and after it.
+    async fn tool_use_now(&self, call: ToolCall) -> ToolUse {
         let ToolCall {
             tool,
             input,
@@ -976,7 +993,9 @@ impl Session {
     pub async fn reload(&self, id: &str) -> Result<Answer, RaiseError> {
         self.after_crashes().await;
         if let Some(p) = self.listed.iter().find(|p| p.info.id == id) {
-            return Ok(self.admit(p, true).await);
+            let answer = self.admit(p, true).await;
+            self.after_crashes().await;
+            return Ok(answer);
         }
         match self.taken.iter().find(|(p, _)| p.info.id == id) {
             // A module whose id was taken is refused again, and never seated.
