@@ -825,8 +825,16 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
             let plan = check.check_plan(e, query);
             plan.finish(cx)
         })
-        .on_json(classic::CLASSIC_PRE_TOOL_USE, move |_cx, e| {
-            let answer = classic_core.classic_pre_tool_use(&e);
+        .on_json(classic::CLASSIC_PRE_TOOL_USE, move |cx, e| {
+            // The classic hooks are processes run before a tool call: for the engine's
+            // own check of a call, never for a plugin that raises the event itself
+            // (SPEC §4 "Classic hooks", §6 `$`: the organization's managed hooks never
+            // run on an input a plugin chose). A plugin's raise answers that no hook ran.
+            let answer = if cx.origin().tier == fnhooks::Tier::Core {
+                classic_core.classic_pre_tool_use(&e)
+            } else {
+                Ok(Reply::new(json!({})))
+            };
             async move { answer }
         })
         // Untyped at the router, so the settings object is answered as read, not copied

@@ -237,32 +237,30 @@ fn an_organizations_plugin_whose_read_is_refused_for_depth_is_the_unchecked_deny
 }
 
 #[test]
-fn the_cores_classic_hooks_run_at_depth_and_an_organizations_refusal_there_denies() {
-    // The core of the person's 8th-level `tool.check` raises `classic.PreToolUse` for
-    // the managed classic hook: the engine's own nesting, not counted, so it runs. The
-    // organization's plugin on `classic.PreToolUse` reads the policy there, the 9th
-    // raise from a hook: refused, its hook fails, the chain answers the refusal, and
-    // the core denies instead of taking "no classic hook objected" (its classic answer
-    // went missing). `make build` is allowed by the rules.
+fn a_persons_deep_query_runs_no_classic_hook_so_no_refusal_can_stand_for_one() {
+    // The person's 8th-level `tool.check` is a plugin's query (SPEC §6 `$`): the core
+    // answers it by the rules alone and raises no `classic.PreToolUse` for it, so the
+    // organization's plugin there never reads at the 9th level, and nothing a person's
+    // ladder does can make the core take a refused classic raise for "no hook objected".
+    // The engine's own check of a call raises its classic hooks at depth 0 (its nesting
+    // is not counted). `make build` is allowed by the rules.
     let make = json!({"tool": "Bash", "input": {"command": "make build"}, "tool_use_id": "t1"});
     for seated in [true, false] {
-        let (p, seen) = mallory(8, "tool.check", make.clone(), false);
-        let (s, _dir) = start(seated, vec![naive_org("classic.PreToolUse", None), p]);
-        let v = climb(&s, &seen);
-        assert_eq!(v["decision"], json!("deny"), "seated {seated}: {v}");
-        assert_eq!(v["hook"], json!("PreToolUse"), "{v}");
-        assert!(
-            v["reason"]
-                .as_str()
-                .unwrap()
-                .contains("the nesting cap of 8 was reached"),
-            "{v}"
-        );
-
-        // Control, one level shorter: every read within the cap, the rules' allow.
-        let (p, seen) = mallory(7, "tool.check", make.clone(), false);
-        let (s, _dir) = start(seated, vec![naive_org("classic.PreToolUse", None), p]);
-        let v = climb(&s, &seen);
-        assert_eq!(v["decision"], json!("allow"), "seated {seated}: {v}");
+        for depth in [7, 8] {
+            let (p, seen) = mallory(depth, "tool.check", make.clone(), false);
+            let (s, _dir) = start(seated, vec![naive_org("classic.PreToolUse", None), p]);
+            let v = climb(&s, &seen);
+            assert_eq!(
+                v["decision"],
+                json!("allow"),
+                "seated {seated}, {depth}: {v}"
+            );
+            let log = s.take_log();
+            assert!(
+                !log.iter()
+                    .any(|l| l.text.contains("acme-guard failed at classic.PreToolUse")),
+                "seated {seated}, {depth}: {log:?}"
+            );
+        }
     }
 }
