@@ -228,3 +228,38 @@ fn replay_and_log_verify_refuse_a_fifo_or_a_device() {
         );
     }
 }
+
+/// A file of 256 GiB whose every byte past its first line reads as zero (a sparse hole:
+/// no disk is used). `replay` skips a line over 64 MiB without loading it, and gives
+/// the rest of a file up once one line runs past 256 MiB: a hole costs that much
+/// reading, not 256 GiB, and the report names the line.
+#[test]
+fn replay_of_a_sparse_hole_gives_the_file_up() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let hole = |first: &str| {
+        let path = dir.path().join(format!("{}.jsonl", first.len()));
+        std::fs::write(&path, format!("{first}\n")).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(256 << 30)
+            .unwrap();
+        path
+    };
+    // A first line of no transcript: named as no transcript (exit 2).
+    let path = hole(r#"{"a":1}"#);
+    let (code, out, err) = run(&["replay", "--example", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("not a known transcript format"), "{out}");
+    // A Claude Code transcript's line, then the hole: the line past the cap is named.
+    let path = hole(
+        r#"{"type":"user","message":{"role":"user","content":"hi"},"cwd":"/tmp","sessionId":"s1","uuid":"u1"}"#,
+    );
+    let (_, out, err) = run(&["replay", "--example", path.to_str().unwrap()]);
+    assert!(
+        out.contains(":2: runs past 268435456 bytes")
+            && out.contains("the rest of the file is not read"),
+        "{out}{err}"
+    );
+}
