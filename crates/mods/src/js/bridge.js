@@ -25,7 +25,11 @@
   // message all the same (crates/mods/src/host.rs, `read_outbox`).
   const O = Object;
   const apply = Reflect.apply;
-  const uncurry = (f) => (self, ...args) => apply(f, self, args);
+  // `uncurry(f)(self, a, b)` is `f.call(self, a, b)` through the captured `call`,
+  // bound once: no lookup and no arguments array at call time (Node's uncurryThis).
+  const fnCall = Function.prototype.call;
+  const fnBind = Function.prototype.bind;
+  const uncurry = (f) => apply(fnBind, fnCall, [f]);
   const freeze = O.freeze;
   const keys = O.keys;
   const isFrozen = O.isFrozen;
