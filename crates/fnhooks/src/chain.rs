@@ -984,6 +984,38 @@ impl Cx {
         }
     }
 
+    /// Tells the engine this hook was cut by a limit a person's plugin can drive (SPEC
+    /// §6 "Limits": the wall time a mod's hook waits on its own `$` calls), as a raise
+    /// refused for the nesting cap tells it: an organization's or a built-in hook so cut
+    /// fails closed whatever it answers (its failure handler decides, else the event's
+    /// fail-closed answer, else the failure is the chain's answer: SPEC §1.8
+    /// **\[revised 2026-12-07\]**). A person's hook is not marked: it fails as any
+    /// failure does. The core's `cx`, and a `cx` outside its hook's run, mark nothing.
+    pub fn hit_limit(&self, failure: &HookFailure) {
+        let CxAt::Run {
+            run,
+            link: Some(i),
+            slot,
+            gen,
+        } = &self.at
+        else {
+            return;
+        };
+        let Some(link) = run.links.get(*i) else {
+            return;
+        };
+        let tier = link.plugin.info.tier;
+        if !(tier.is_managed() || tier == Tier::Builtin) {
+            return;
+        }
+        if let Some(f) = run.state.lock().frame(*slot, *gen) {
+            if f.error.is_none() {
+                f.broke.get_or_insert_with(|| failure.clone());
+                f.limited = true;
+            }
+        }
+    }
+
     /// The origin of events this `cx` raises: its plugin, or the engine.
     #[must_use]
     pub fn raiser(&self) -> Origin {

@@ -72,8 +72,8 @@ enum RanOut {
 
 /// The hook waited on its own `$` calls and repeated `next` calls past
 /// [`OPS_WAIT_FACTOR`] hook timeouts.
-fn ops_timeout(host: &Host) -> HookError {
-    failed(
+fn ops_failure(host: &Host) -> HookFailure {
+    HookFailure::new(
         FailureKind::Timeout,
         format!(
             "waited on its $ calls and repeated next calls past {OPS_WAIT_FACTOR} times the hook timeout of {} ms",
@@ -253,7 +253,9 @@ async fn run(
         let waits_on_ops = inflight.iter().any(|(asked, _)| *asked != Asked::Next);
         let ops_left = ops_cap.saturating_sub(waited_on_ops);
         if waits_on_ops && ops_left.is_zero() {
-            return Err(ops_timeout(&host));
+            let failure = ops_failure(&host);
+            cx.hit_limit(&failure);
+            return Err(HookError::Failed(failure));
         }
         let mut own_timer = waits_on_itself.then(|| futures_timer::Delay::new(left));
         let mut ops_timer = waits_on_ops.then(|| futures_timer::Delay::new(ops_left));
@@ -292,7 +294,14 @@ async fn run(
             Err(RanOut::Own) => return Err(pump_failure(&host, PumpError::Timeout)),
             // The raises it started are dropped with `inflight` as the run ends: their
             // chains are cancelled (SPEC §6 "Limits").
-            Err(RanOut::Waits) => return Err(ops_timeout(&host)),
+            Err(RanOut::Waits) => {
+                // A limit a person's mod can drive (it spins under its own timeout in
+                // every chain this hook waits on): an organization's hook so cut fails
+                // closed (SPEC §1.8, revised).
+                let failure = ops_failure(&host);
+                cx.hit_limit(&failure);
+                return Err(HookError::Failed(failure));
+            }
         };
         let Some((req, delivery)) = got else {
             continue;

@@ -127,3 +127,70 @@ fn object_prototype_tojson_does_not_rewrite_registrations() {
         "the hook ran on an event its matcher never matches: {lines:?} {answer:?}"
     );
 }
+
+/// An organization's guard on `env.set` (an event with no fail-closed answer of its
+/// own) asks the rules before it refuses; a person's mod spins just under its timeout
+/// in every `tool.check`, the organization's queries included. The guard is cut at
+/// three hook timeouts of waiting: a limit the person drove, so the organization's hook
+/// fails closed (SPEC §6 "Limits", §1.8 revised) and the set is refused, never handed
+/// to the core as if the guard had not been there. `tier` seats the guard.
+fn guarded_set(tier: Tier) -> Result<serde_json::Value, String> {
+    within(60, move || {
+        let (engine, core) = engine();
+        engine.seat(js_plugin(
+            "guard",
+            tier,
+            r#"export function register(on) {
+                on('env.set', async ($, e, next) => {
+                    for (let i = 0; i < 8; i++) await $.tool.check({ tool: 'Read', input: { file_path: 'x' + i } });
+                    return { deny: 'the guard refuses ' + e.name };
+                });
+            }"#,
+        ));
+        engine.seat(js_plugin(
+            "burner",
+            Tier::User,
+            r#"const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+            export function register(on) { on('tool.check', ($, e, next) => { spin(250); return next(e); }); }"#,
+        ));
+        let a = raise(
+            &engine,
+            "env.set",
+            json!({"name": "LD_PRELOAD", "value": "/tmp/x.so"}),
+        );
+        let reached_core = core
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| e.name.as_str() == "env.set");
+        match a {
+            Ok(a) if !reached_core => Ok((*a).clone()),
+            Ok(a) => Err(format!("the set reached the core: {a}")),
+            Err(e) => Ok(json!({"refused": e.failure().message_or_default()})),
+        }
+    })
+}
+
+#[test]
+fn an_organizations_guard_cut_by_the_wait_cap_fails_closed() {
+    let a = guarded_set(Tier::Prepend).unwrap();
+    assert!(
+        a["refused"]
+            .as_str()
+            .is_some_and(|m| m.contains("past 3 times the hook timeout")),
+        "{a}"
+    );
+}
+
+/// The control: the same guard seated as a person's mod is cut the same way and drops
+/// out, as any person's failing hook does: the set reaches the core.
+#[test]
+fn a_persons_guard_cut_by_the_wait_cap_drops_out() {
+    let out = guarded_set(Tier::User);
+    assert!(
+        out.as_ref()
+            .is_err_and(|e| e.starts_with("the set reached the core")),
+        "{out:?}"
+    );
+}
