@@ -203,13 +203,7 @@ fn attack(poison: &str, at_top: bool) -> (Value, Vec<String>) {
         // A second raise: whatever the first left behind (a torn-down worker, a
         // poisoned runtime) raises nothing either.
         let again = raise(&engine, "prompt.section", json!({"text": "again"}));
-        let seen: Vec<String> = core
-            .seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|e| e.name.to_string())
-            .collect();
+        let seen = core.seen_names();
         let answer = answer.map_or_else(|e| json!({"error": format!("{e:?}")}), |a| (*a).clone());
         let again = again.map_or_else(|e| json!({"error": format!("{e:?}")}), |a| (*a).clone());
         (
@@ -293,13 +287,7 @@ fn a_dollar_call_the_embedding_program_declares_resolves() {
             config,
         ));
         let a = raise(&engine, "prompt.section", json!({}));
-        let seen: Vec<String> = core
-            .seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|e| e.name.to_string())
-            .collect();
+        let seen = core.seen_names();
         (a, seen)
     });
     assert!(out.0.unwrap()["read"].is_object());

@@ -64,6 +64,18 @@ impl Core for Echo {
     }
 }
 
+impl Echo {
+    /// The names of the events the core answered, in order.
+    pub fn seen_names(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| e.name.to_string())
+            .collect()
+    }
+}
+
 pub const TIMEOUT_MS: u64 = 300;
 
 pub fn engine() -> (Engine, Arc<Echo>) {
