@@ -153,6 +153,115 @@ ARITHMETIC_BENIGN = [
       note="a quoted subscript echo never evaluates is a string"),
 ]
 
+ARITH2 = ("more places bash evaluates a word as arithmetic: substring offsets and lengths "
+          "(${@:x}, ${*:0:x}, ${a[@]:x:y}, ${v:x:y}), the subscripts of array assignments "
+          "(b=([x]=1), b+=(...), b[x]=1, declare -a b=(...); not an associative array's), every "
+          "assignment to a variable with the integer attribute (declare -i, typeset -i, local -i), "
+          "builtins' included (read, mapfile, printf -v, getopts, for, export, ${y:=x}); "
+          "with x='a[$(rm -rf build)]' each runs rm")
+X = "x='a[$(rm -rf build)]'; "
+ARITHMETIC_2 = [
+    # substring and parameter offsets and lengths
+    A(X + "echo ${@:x}", "deny", RM),
+    A(X + "echo ${@:x}", "deny", RM, mode="bypassPermissions"),
+    A(X + "echo ${*:x}", "deny", RM),
+    A(X + "echo ${@:0:x}", "deny", RM),
+    A(X + "echo ${*:0:x}", "deny", RM),
+    A(X + 'echo "${@:1:x}"', "deny", RM),
+    A(X + "echo ${#:x}", "deny", RM),
+    A(X + "a=(1 2); echo ${a[@]:x:1}", "deny", RM),
+    A(X + "a=(1 2); echo ${a[*]:0:x}", "deny", RM),
+    A(X + "v=abc; echo ${v:x:1}", "deny", RM),
+    A(X + "v=abc; echo ${v:0:x}", "deny", RM),
+    A("echo ${@:NOPE}", "unc", RM, note="an unknown variable named as an offset"),
+    A("echo ${*:0:$1}", "unc", RM, note="an unknown value as a length"),
+    # subscripts of array assignments
+    A(X + "b=([x]=1)", "deny", RM),
+    A(X + "b=([x]=1)", "deny", RM, user_mode="bypassPermissions"),
+    A(X + "b+=([x]=1)", "deny", RM),
+    A(X + "b=(1 [x]=2)", "deny", RM),
+    A("b=(['$(rm -rf build)']=1)", "deny", RM,
+      note="a quoted subscript of an indexed array is expanded, then evaluated"),
+    A(X + "b=(1); b[x]=1", "deny", RM),
+    A(X + "b[x]+=1", "deny", RM),
+    A(X + "declare -a b; b=([x]=1)", "deny", RM),
+    A(X + "declare -a b=([x]=1)", "deny", RM),
+    A(X + "typeset -a b=([x]=1)", "deny", RM),
+    A(X + "readonly -a b=([x]=1)", "deny", RM),
+    A(X + "export b=([x]=1)", "deny", RM),
+    A(X + "declare b=([x]=1)", "deny", RM),
+    A(X + "f(){ local -a b=([x]=1); }; f", "held", RM,
+      note="in a function body every variable is unknown"),
+    A(X + "declare -A b; unset b; b=([x]=1)", "deny", RM,
+      note="unset, an associative array is gone: assigned again, it is indexed"),
+    A(X + "true || declare -A b; b=([x]=1)", "deny", RM,
+      note="declared associative only perhaps: perhaps indexed"),
+    A("b=([NOPE]=1)", "unc", RM, note="an unknown variable named as a subscript"),
+    A("b=(1); b[$1]=1", "unc", RM, note="an unknown value as a subscript"),
+    # the integer attribute
+    A(X + "declare -i y; y=x", "deny", RM),
+    A(X + "declare -i y; y=x", "deny", RM, mode="bypassPermissions"),
+    A(X + "declare -i y; y+=x", "deny", RM),
+    A(X + "typeset -i y; y=x", "deny", RM),
+    A(X + "f(){ local -i y; y=x; }; f", "held", RM,
+      note="in a function body every variable is unknown"),
+    A(X + "declare -ia y; y=x", "deny", RM),
+    A(X + "declare -ia y; y=(x)", "deny", RM),
+    A(X + "declare -ai y; y+=(x)", "deny", RM),
+    A(X + "declare -i y; y[0]=x", "deny", RM),
+    A(X + "declare -i y=x", "deny", RM),
+    A(X + "declare -i y z; z=x", "deny", RM),
+    A(X + "declare -i y; export y=x", "deny", RM),
+    A(X + "declare -i y; declare y=x", "deny", RM),
+    A(X + "declare -i y; readonly y=x", "deny", RM),
+    A(X + "declare -i y; for y in x; do :; done", "deny", RM),
+    A(X + "declare -i y; echo ${y:=x}", "deny", RM),
+    A(X + "declare -i y; echo ${y=x}", "deny", RM),
+    A(X + "declare -i y; echo $(y=x)", "deny", RM),
+    A(X + "declare -i y; read y <<< x", "unc", RM,
+      note="read assigns what it reads: arithmetic the core does not follow"),
+    A(X + "declare -i y; read -r z y <<< 'q x'", "unc", RM),
+    A(X + "declare -i REPLY; read <<< x", "unc", RM),
+    A(X + "declare -i y; printf -v y %s x", "unc", RM),
+    A(X + "declare -i y; mapfile -t y <<< x", "unc", RM),
+    A(X + "declare -i y; readarray -t y <<< x", "unc", RM),
+    A(X + "declare -i y; getopts x y -x", "unc", RM,
+      note="getopts assigns the option letter, here the name x"),
+    A(X + "declare -i OPTARG; getopts a: o -a x", "unc", RM),
+    A(X + "n=y; declare -i \"$n\"; read y <<< x", "unc", RM),
+    A("declare -i y; y=$NOPE", "unc", RM),
+    A("declare -i \"$1\"; y=NOPE", "unc", RM,
+      note="an unknown name made an integer: any assignment may be arithmetic"),
+    # namerefs, let, (( )), [[ -eq ]]
+    A(X + "declare -n r=y; declare -i y; r=x", "unc", RM,
+      note="a nameref assigns the variable it names, here an integer"),
+    A(X + "declare -n r=x; echo $((r))", "held", RM,
+      note="a nameref read by arithmetic reads the variable it names"),
+    A("declare -n r='a[$(rm -rf build)]'; r=1", "deny", RM,
+      note="a nameref's subscript is evaluated each time it is used"),
+    A(X + "let x", "deny", RM),
+    A(X + "let y=x", "deny", RM),
+    A(X + "((x))", "deny", RM),
+    A(X + "[[ x -eq 1 ]]", "deny", RM),
+    A(X + "[[ $x -ne 1 ]]", "deny", RM),
+    A(X + "[[ 1 -lt \"$x\" ]]", "deny", RM),
+]
+ARITHMETIC_2_BENIGN = [
+    B("echo ${@:1:2} ${*: -1}", ALLOW),
+    B("v=abcdef; echo ${v:1:2}", ALLOW),
+    B(X + "declare -A b; b=([x]=1)", ALLOW,
+      note="an associative array's subscripts are strings: bash runs nothing"),
+    B(X + 'test "$x" -eq 1', ALLOW,
+      note="test and [ compare integers without evaluating arithmetic: bash runs nothing"),
+    B(X + '[ 1 -lt "$x" ]', ALLOW),
+    B("declare -i n=1; n+=2; echo $n", ALLOW),
+    B("read y <<< x; printf -v z %s y", ALLOW,
+      note="not integers: read and printf -v assign strings"),
+]
+ARITH2_ALLOW = ["Bash(declare:*)", "Bash(typeset:*)", "Bash(export:*)", "Bash(readonly:*)",
+                "Bash(read:*)", "Bash(mapfile:*)", "Bash(readarray:*)", "Bash(getopts:*)",
+                "Bash(let:*)", "Bash(test:*)", "Bash([:*)", "Bash(true:*)", "Bash(unset:*)"]
+
 LATER = "strings builtins run later are commands: trap, mapfile -C / readarray -C, eval, bind -x, complete -C; source / . of a file is uncertain"
 LATER_STRINGS = [
     A('trap "touch F" INT', "deny", TOUCH),
@@ -531,6 +640,8 @@ INTERPRETERS_BENIGN = [
 
 FAMILIES = [
     ("shell-arithmetic.json", "arithmetic", ARITH, ARITHMETIC, ARITHMETIC_BENIGN, []),
+    ("shell-arithmetic-2.json", "arithmetic 2", ARITH2, ARITHMETIC_2, ARITHMETIC_2_BENIGN,
+     ARITH2_ALLOW),
     ("shell-later-strings.json", "strings run later", LATER, LATER_STRINGS, LATER_STRINGS_BENIGN,
      ["Bash(trap:*)", "Bash(eval:*)", "Bash(mapfile:*)", "Bash(readarray:*)",
       "Bash(bind:*)", "Bash(complete:*)", "Bash(source:*)"]),
