@@ -30,6 +30,11 @@ pub(super) struct Attributes {
 }
 
 impl Attributes {
+    /// Whether some variable may be an integer.
+    fn any(&self) -> bool {
+        self.any_integer || !self.integers.is_empty()
+    }
+
     /// Whether an assignment to `name` (`y`, `y+`, `y[0]`) may be arithmetic.
     pub(super) fn is_integer(&self, name: &str) -> bool {
         let name = base_name(name);
@@ -78,7 +83,7 @@ fn program_and_args(words: &[Word]) -> Option<(&str, &[Word])> {
     let mut i = words.iter().position(|w| !is_assignment(w))?;
     while words
         .get(i)
-        .is_some_and(|w| matches!(w.text.as_str(), "builtin" | "command"))
+        .is_some_and(|w| matches!(w.text.as_str(), "builtin" | "command" | "coproc"))
     {
         i += 1;
     }
@@ -169,6 +174,16 @@ impl Walker<'_> {
                 self.attrs.associative.remove(base_name(&a.text));
             }
             return;
+        }
+        // Code run in this shell that the walk reads apart from what it knows
+        // (`eval 'y=x'`, `trap 'y=x' EXIT`, `coproc y=x`): with an integer about,
+        // any assignment there may be arithmetic.
+        let elsewhere = matches!(
+            program,
+            "eval" | "trap" | "source" | "." | "alias" | "bind" | "complete" | "compgen"
+        ) || words.iter().any(|w| w.text == "coproc");
+        if elsewhere && self.attrs.any() {
+            self.arith_unknown = true;
         }
         let (implicit, targets): (Option<&str>, Vec<&Word>) = match program {
             "read" => (Some("REPLY"), args.iter().collect()),
@@ -274,6 +289,9 @@ mod tests {
             "arr=(1 2); echo ${arr[*]:0:x}",
             "v=abc; echo ${v:0:x}",
             "echo ${x: x}",
+            "echo ${x::x}",
+            "a=(1); echo \"${a[@]:x}\" ${!a[x]} ${#a[x]} ${a[x]:-q}",
+            "declare -A h; h[k]=1; echo ${h[@]:x}",
         ] {
             assert!(runs_rm(&format!("{X}{tail}")), "{tail}");
         }
@@ -362,6 +380,11 @@ mod tests {
             "n=y; declare -i $n; read y <<< x",
             "declare -n r; r=y; declare -i y; r=NOPE",
             "declare -n r=y; declare -i y; r=x",
+            "declare -i y; eval 'y=x'",
+            "declare -i y; trap 'y=x' EXIT",
+            "declare -i y; coproc y=x",
+            "declare -i y; IFS=, read -a y <<< 'x,x'",
+            "declare -i y; while read y; do :; done <<< x",
             "x='a[$(rm -rf build)]'; f(){ local -i y; y=x; }; f",
         ] {
             assert!(uncertain(cmd), "{cmd}");
@@ -374,6 +397,7 @@ mod tests {
             "for y in NOPE; do :; done",
             "declare -i n; n=5; read y <<< x; printf -v z %s n",
             "declare -i n=0; for y in a b; do n+=1; done",
+            "eval 'y=x'; trap 'y=x' EXIT",
         ] {
             assert!(!uncertain(cmd), "{cmd}");
         }
