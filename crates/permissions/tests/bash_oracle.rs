@@ -11,7 +11,7 @@
 //! `${*:0:x}`, `${v[@]:x:1}`), an array assignment's subscript (`b=([x]=1)`,
 //! `b+=(...)`, `declare -a b=(...)`, `b[x]=1`) or an assignment to an integer
 //! variable (`y=x`, `export y=x`, `for y in x`, `${y:=x}`, `read`, `printf -v`,
-//! `mapfile`); inline interpreter code; paths
+//! `mapfile`, `getopts`, `eval`) or through a nameref; inline interpreter code; paths
 //! to `secrets/key.pem` through globs, braces, `~+`, `$PWD`, variables, `cd`; the file
 //! commands `cat`, `head`, `tail`, `grep`, `grep -r`, `rg`).
 //!
@@ -205,6 +205,9 @@ const CONTAINERS: &[&str] = &[
     "integer-read",
     "integer-printf",
     "integer-mapfile",
+    "integer-getopts",
+    "integer-eval",
+    "nameref-subscript",
 ];
 
 #[derive(Debug, Clone)]
@@ -470,6 +473,9 @@ fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bo
                 "integer-read" => "declare -i y; read y <<< x",
                 "integer-printf" => "declare -i y; printf -v y %s x",
                 "integer-mapfile" => "declare -i y; mapfile -t y <<< x",
+                "integer-getopts" => "declare -i y; getopts x y -x",
+                "integer-eval" => "declare -i y; eval 'y=x'",
+                "nameref-subscript" => "declare -n r=x; (( r ))",
                 other => panic!("container {other}"),
             };
             format!("{x}{tail}")
