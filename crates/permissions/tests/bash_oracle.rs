@@ -6,7 +6,12 @@
 //! earlier, brace expansion, globs on the shims' paths, `~+`/`$PWD`, for loops;
 //! wrappers `time --`, `env`, `nice`, `timeout 5`, `command`, `xargs`; containers
 //! `$(...)`, `$[ ]`, quoted array subscripts of `test -v`/`[[ -v ]]`/`let`/`printf
-//! -v`/`declare`, `trap`, `eval`, `sh -c`/`bash -c`; inline interpreter code; paths
+//! -v`/`declare`, `trap`, `eval`, `sh -c`/`bash -c`, and a variable holding
+//! `a[$(...)]` read as arithmetic by a substring offset or length (`${@:x}`,
+//! `${*:0:x}`, `${v[@]:x:1}`), an array assignment's subscript (`b=([x]=1)`,
+//! `b+=(...)`, `declare -a b=(...)`, `b[x]=1`) or an assignment to an integer
+//! variable (`y=x`, `export y=x`, `for y in x`, `${y:=x}`, `read`, `printf -v`,
+//! `mapfile`, `getopts`, `eval`) or through a nameref; inline interpreter code; paths
 //! to `secrets/key.pem` through globs, braces, `~+`, `$PWD`, variables, `cd`; the file
 //! commands `cat`, `head`, `tail`, `grep`, `grep -r`, `rg`).
 //!
@@ -186,6 +191,23 @@ const CONTAINERS: &[&str] = &[
     "eval",
     "sh-c",
     "bash-c",
+    "substring-offset",
+    "substring-length",
+    "slice-offset",
+    "compound-subscript",
+    "compound-append",
+    "declare-compound",
+    "element-subscript",
+    "integer-assign",
+    "integer-export",
+    "integer-for",
+    "integer-default",
+    "integer-read",
+    "integer-printf",
+    "integer-mapfile",
+    "integer-getopts",
+    "integer-eval",
+    "nameref-subscript",
 ];
 
 #[derive(Debug, Clone)]
@@ -433,7 +455,31 @@ fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bo
         "eval" => format!("eval {}", sq(&inner)),
         "sh-c" => format!("sh -c {}", sq(&inner)),
         "bash-c" => format!("bash -c {}", sq(&inner)),
-        other => panic!("container {other}"),
+        // A variable holding `a[$(...)]`, then a place bash evaluates it as arithmetic.
+        arith => {
+            let x = format!("x={}; ", sq(&format!("a[$({inner})]")));
+            let tail = match arith {
+                "substring-offset" => "echo ${@:x}",
+                "substring-length" => "echo ${*:0:x}",
+                "slice-offset" => "v=(1 2); echo ${v[@]:x:1}",
+                "compound-subscript" => "b=([x]=1)",
+                "compound-append" => "b+=(1 [x]=2)",
+                "declare-compound" => "declare -a b=([x]=1)",
+                "element-subscript" => "b[x]=1",
+                "integer-assign" => "declare -i y; y=x",
+                "integer-export" => "typeset -i y; export y=x",
+                "integer-for" => "declare -i y; for y in x; do :; done",
+                "integer-default" => "declare -i y; : ${y:=x}",
+                "integer-read" => "declare -i y; read y <<< x",
+                "integer-printf" => "declare -i y; printf -v y %s x",
+                "integer-mapfile" => "declare -i y; mapfile -t y <<< x",
+                "integer-getopts" => "declare -i y; getopts x y -x",
+                "integer-eval" => "declare -i y; eval 'y=x'",
+                "nameref-subscript" => "declare -n r=x; (( r ))",
+                other => panic!("container {other}"),
+            };
+            format!("{x}{tail}")
+        }
     };
     Case {
         command: format!("{before}{contained}"),

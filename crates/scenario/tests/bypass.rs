@@ -27,6 +27,7 @@ const FAMILIES: &[&str] = &[
     "webfetch",
     "tools",
     "shell-arithmetic",
+    "shell-arithmetic-2",
     "shell-later-strings",
     "shell-runners",
     "shell-runtime-paths",
@@ -115,6 +116,11 @@ fn bypass_tools() {
 #[test]
 fn bypass_shell_arithmetic() {
     run_family("shell-arithmetic");
+}
+
+#[test]
+fn bypass_shell_arithmetic_2() {
+    run_family("shell-arithmetic-2");
 }
 
 #[test]

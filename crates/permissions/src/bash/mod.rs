@@ -57,6 +57,7 @@
 //!   reads and writes.
 
 mod analysis;
+mod arith;
 mod cache;
 mod expand;
 mod file_commands;

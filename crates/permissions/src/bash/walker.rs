@@ -430,9 +430,8 @@ pub(super) struct Walker<'c> {
     /// Whether arithmetic in the current command reads a value that may be code (an
     /// unknown variable: `(( $NOPE ))`, `a[$(cmd)]` held in a variable).
     pub(super) arith_unknown: bool,
-    /// The variables `declare -i` made integers: what is assigned to them is
-    /// arithmetic.
-    integers: std::collections::BTreeSet<String>,
+    /// The attributes (`declare -i`, `-A`, `-n`) that make later words arithmetic.
+    pub(super) attrs: super::arith::Attributes,
     /// Names `${X:=w}` set while the current command's words were expanded.
     pub(super) assigned_by_expansion: Vec<String>,
     /// Whether variables can no longer be followed: a nameref (`declare -n`), or code
@@ -466,7 +465,7 @@ impl<'c> Walker<'c> {
             late: false,
             looked_at_files: false,
             arith_unknown: false,
-            integers: std::collections::BTreeSet::new(),
+            attrs: super::arith::Attributes::default(),
             assigned_by_expansion: Vec::new(),
             opaque_vars: false,
             code_env: false,
@@ -506,6 +505,7 @@ impl<'c> Walker<'c> {
         inner.late = self.late;
         inner.opaque_vars = self.opaque_vars;
         inner.code_env = self.code_env;
+        inner.attrs = self.attrs.clone();
         if let Err(e) = inner.text(command) {
             self.fail(e);
         }
@@ -647,8 +647,14 @@ impl<'c> Walker<'c> {
                     let w = self.word(&w.value);
                     self.subscripts(&w);
                     if arithmetic {
-                        // Each operand's value is an arithmetic expression.
-                        let values = self.fields(&w);
+                        // Each operand's value is an arithmetic expression (expanded
+                        // as an assignment's value is: no splitting, no globs).
+                        let values = if w.dynamic {
+                            expand_word(&w.segs, &self.scope(), true)
+                                .map(|e| e.alternatives.into_iter().map(|f| f.join(" ")).collect())
+                        } else {
+                            Some(vec![w.text.clone()])
+                        };
                         self.read_each(values, Self::arithmetic);
                     }
                 }
@@ -704,6 +710,8 @@ impl<'c> Walker<'c> {
                     }
                     None => values = None,
                 }
+                self.integer_loop(&f.variable_name, values.clone());
+                self.arith_command("for ... in");
                 let var = match values {
                     Some(v) if !self.late => Var::Values(v),
                     _ => Var::Unknown,
@@ -806,6 +814,36 @@ impl<'c> Walker<'c> {
         let mut i = 0;
         while i < bytes.len() {
             let c = bytes.get(i).copied().unwrap_or(' ');
+            if c == '$' {
+                // `$1`, `${2}`, `$@`: a positional parameter's value is arithmetic too.
+                let mut j = i + 1;
+                if bytes.get(j) == Some(&'{') {
+                    j += 1;
+                }
+                let start = j;
+                while bytes.get(j).is_some_and(char::is_ascii_digit) {
+                    j += 1;
+                }
+                if j == start && bytes.get(j).is_some_and(|c| matches!(c, '@' | '*')) {
+                    j += 1;
+                }
+                let name: String = bytes.get(start..j).unwrap_or_default().iter().collect();
+                if !name.is_empty() {
+                    if name != "0" {
+                        match self.values_of(&name) {
+                            Some(values) if read.insert(name) => {
+                                for v in values {
+                                    self.arithmetic_at(&v, depth + 1, read);
+                                }
+                            }
+                            Some(_) => {}
+                            None => self.arith_unknown = true,
+                        }
+                    }
+                    i = j;
+                    continue;
+                }
+            }
             if c.is_ascii_digit() {
                 // A number, in any base (`0x1f`, `2#101`, `64#z_`).
                 while bytes
@@ -869,6 +907,11 @@ impl<'c> Walker<'c> {
         }
     }
 
+    /// Whether a variable set here is surely set for what follows.
+    pub(super) fn certain_here(&self) -> bool {
+        self.var_flow == 0 && !self.late
+    }
+
     /// The scope a word of the current command is expanded in.
     fn scope(&self) -> Scope<'_> {
         Scope {
@@ -887,7 +930,7 @@ impl<'c> Walker<'c> {
 
     /// Every field `w` may expand to (all its alternatives together), or `None` when
     /// it stays unknown.
-    fn fields(&mut self, w: &Word) -> Option<Vec<String>> {
+    pub(super) fn fields(&mut self, w: &Word) -> Option<Vec<String>> {
         if !w.dynamic {
             return Some(vec![w.text.clone()]);
         }
@@ -1063,32 +1106,24 @@ impl<'c> Walker<'c> {
     /// `declare -i NAME` makes later assignments to NAME arithmetic; an assignment to
     /// an integer variable is read as arithmetic.
     fn integer_assignments(&mut self, words: &[Word]) {
-        let program = words.iter().position(|w| !is_assignment(w));
-        if let Some(i) = program {
-            let p = words.get(i).map(|w| w.text.as_str()).unwrap_or_default();
-            let args = words.get(i + 1..).unwrap_or_default();
-            if matches!(p, "declare" | "typeset" | "local" | "export" | "readonly")
-                && args
-                    .iter()
-                    .any(|a| a.text.starts_with('-') && a.text.contains('i'))
-            {
-                for a in args.iter().filter(|a| !a.text.starts_with('-')) {
-                    let name = a.text.split('=').next().unwrap_or_default().to_owned();
-                    self.integers.insert(name);
-                    if let Some((_, v)) = a.text.split_once('=') {
-                        self.arithmetic(v);
-                    }
-                }
-            }
-        }
-        for w in words.iter().take(program.unwrap_or(words.len())) {
+        self.declarations(words);
+        // `y[0]=x` too (an element of an integer array).
+        for w in words
+            .iter()
+            .take_while(|w| is_assignment(w) || super::arith::is_element_assignment(w))
+        {
             if let Some((name, _)) = w.text.split_once('=') {
-                if self.integers.contains(name.trim_end_matches('+')) {
-                    let values = self.fields(&Word {
-                        dynamic: w.dynamic,
-                        segs: split_assignment(w).map(|(_, v, _)| v).unwrap_or_default(),
-                        ..Word::literal(w.text.split_once('=').map_or("", |(_, v)| v))
-                    });
+                if self.attrs.is_integer(name) {
+                    let text = w.text.split_once('=').map_or("", |(_, v)| v);
+                    let values = match split_assignment(w) {
+                        Some((_, segs, _)) => self.fields(&Word {
+                            dynamic: w.dynamic,
+                            segs,
+                            ..Word::literal(text)
+                        }),
+                        // `y[0]=x`: the text as written (arithmetic reads `$v` as `v`).
+                        None => Some(vec![text.to_owned()]),
+                    };
                     self.read_each(values, Self::arithmetic);
                 }
             }
@@ -1304,8 +1339,11 @@ impl<'c> Walker<'c> {
                     let word = self.word(&w.value);
                     cmd.words.push(word);
                 }
-                Some(ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)) => {
+                Some(ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w)) => {
                     raw.push(w.value.clone());
+                    if cmd.words.iter().all(is_assignment) {
+                        self.assignment_subscripts(a);
+                    }
                     let word = self.word(&w.value);
                     cmd.words.push(word);
                 }
@@ -1351,6 +1389,7 @@ impl<'c> Walker<'c> {
             }
         }
         self.integer_assignments(&cmd.words);
+        self.integer_builtins(&cmd.words);
         self.prompt_strings(&cmd.words);
         self.operand_names(&cmd.words);
         let code_env = self.code_variables(&cmd.words);

@@ -214,9 +214,14 @@ impl Walker<'_> {
             Some(b) => (true, b),
             None => (false, inner.strip_prefix('#').unwrap_or(inner)),
         };
-        let end = body
+        let end = match body
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(body.len());
+            .unwrap_or(body.len())
+        {
+            // A special parameter (`${@:1:n}`, `${*:n}`): its offsets are arithmetic.
+            0 if body.starts_with(['@', '*', '#', '?', '-', '$', '!']) => 1,
+            end => end,
+        };
         let (name, mut rest) = body.split_at(end);
         if let Some(after) = rest.strip_prefix('[') {
             let close = after.rfind(']').unwrap_or(after.len());
@@ -240,7 +245,8 @@ impl Walker<'_> {
                 }
             }
         }
-        if rest.starts_with(":=") || rest.starts_with('=') {
+        if let Some(word) = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('=')) {
+            self.integer_default(name, word);
             self.assigned_by_expansion.push(name.to_owned());
         }
     }
