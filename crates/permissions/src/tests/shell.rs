@@ -294,6 +294,15 @@ fn history_reruns_are_uncertain_programs() {
     let v = bash(&r, "history -s 'cat secrets/key.pem'; fc -s");
     assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")));
     assert!(v.uncertain);
+    // `history -r` with no file reads `$HISTFILE`; `-w`/`-a` write.
+    let v = bash(&r, "HISTFILE=secrets/key.pem; history -r; history");
+    assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")));
+    assert!(v.uncertain);
+    let e = policy(json!({"deny": ["Edit(./secrets/**)"]}));
+    assert_eq!(
+        d(&bash(&e, "history -w secrets/key.pem")),
+        (Decision::Deny, Some("Edit(./secrets/**)"))
+    );
     // `fc -e EDITOR` runs the editor as a command: read exactly.
     let r = policy(json!({"deny": ["Bash(rm:*)"]}));
     assert_eq!(
