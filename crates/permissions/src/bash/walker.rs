@@ -1494,8 +1494,13 @@ impl<'c> Walker<'c> {
                                 }
                             }
                         }
-                        // An entry from `~` is not expanded the way a path is: unknown.
-                        if entries.iter().any(|e| e.starts_with('~')) {
+                        // bash 5.2 expands an entry's leading `~` to `$HOME`: kept as
+                        // `~/...` (the session's home) unless the command set `HOME`;
+                        // `~user` is not followed.
+                        let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
+                        if entries.iter().any(|e| {
+                            e.starts_with('~') && (home_set || !(e == "~" || e.starts_with("~/")))
+                        }) {
                             self.bases.unknown = true;
                             self.bases.old = None;
                             return;
@@ -1799,6 +1804,10 @@ mod tests {
         // Each entry, absolute and empty ones too, then the current folder.
         let b = last_bases("CDPATH=/etc:.::x; cd ssl && cat k", None);
         assert_eq!(dirs(&b), vec!["./ssl", "/etc/ssl", "ssl", "x/ssl"]);
+        // A leading `~` is `$HOME` (bash 5.2 expands it in each entry).
+        let b = last_bases("CDPATH='~/x'; cd sub && cat key", None);
+        assert_eq!(dirs(&b), vec!["sub", "~/x/sub"]);
+        assert!(!b.unknown);
         // Folders written from `/`, `.` or `..` are not searched.
         for (cmd, want) in [
             ("CDPATH=secrets; cd ./sub && cat key", "./sub"),
@@ -1825,7 +1834,8 @@ mod tests {
             "CDPATH+=secrets; cd sub; cat key",
             "declare -n r=CDPATH; r=secrets; cd sub; cat key",
             "true && CDPATH=secrets; cd sub; cat key",
-            "CDPATH='~/x'; cd sub; cat key",
+            "CDPATH='~user/x'; cd sub; cat key",
+            "HOME=/elsewhere; CDPATH='~/x'; cd sub; cat key",
             "eval CDPATH=secrets; cd sub; cat key",
             "f() { cd sub; cat key; }",
         ] {

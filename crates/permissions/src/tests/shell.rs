@@ -256,6 +256,16 @@ fn cdpath_sends_cd_where_the_core_looks() {
     };
     let v = ask(&r, "Bash", json!({"command": "cd sub && cat key"}), &f);
     assert_eq!(d(&v), (Decision::Deny, Some("Read(**/secrets/**)")));
+    // An entry from `~` is the home folder (bash 5.2 expands it).
+    let r2 = policy(json!({"deny": ["Read(~/.ssh/**)"]}));
+    assert_eq!(
+        d(&bash(&r2, "CDPATH='~'; cd .ssh && cat id_rsa")),
+        (Decision::Deny, Some("Read(~/.ssh/**)"))
+    );
+    assert_ne!(
+        bash(&r2, "CDPATH='~'; cd ssh && cat id_rsa").decision,
+        Decision::Deny
+    );
     // Not known: the paths after it are uncertain, never allowed.
     let v = bash(&r, "read CDPATH < list; cd sub && cat key");
     assert_eq!(d(&v), (Decision::Ask, Some("Read(**/secrets/**)")));
