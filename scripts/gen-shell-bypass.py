@@ -567,6 +567,10 @@ CDPATH_FC = [
     A("pushd secrets && pushd .. && pushd && cat key.pem", "unc", SECRETS,
       note="pushd with no folder swaps back to secrets (it was read as cd to $HOME)"),
     A("pushd secrets && pushd .. && pushd +1 && cat key.pem", "unc", SECRETS),
+    A("pushd secrets && pushd .. && cat ~1/key.pem", "unc", SECRETS,
+      note="~1 is the second entry of pushd's stack (it was read as the home of a user named 1)"),
+    A("pushd secrets && pushd .. && cat ~+1/key.pem", "unc", SECRETS),
+    A("pushd secrets && pushd .. && cat ~-1/key.pem", "unc", SECRETS),
     A("pushd -n x && cat secrets/key.pem", "deny", SECRETS,
       note="pushd -n moves nowhere (it was read as cd x)"),
     # fc: strings from the history list

@@ -155,6 +155,7 @@ const PATH_FORMS: &[&str] = &[
     "pushd-swap",
     "pushd-rotate",
     "pushd-n",
+    "pushd-tilde",
 ];
 
 const INLINE: &[&str] = &["python3 -c", "perl -e", "node -e"];
@@ -383,6 +384,11 @@ fn read_command(cmd: &str, form: &str, wrapper: &str) -> Simple {
         "pushd-rotate" => {
             setup = "pushd secrets && pushd .. && pushd +1 && ".to_owned();
             ("key.pem", ".")
+        }
+        // `~1` is the second entry of the stack.
+        "pushd-tilde" => {
+            setup = "pushd secrets && pushd .. && ".to_owned();
+            ("~1/key.pem", "~1")
         }
         "pushd-n" => {
             setup = "pushd -n x && ".to_owned();

@@ -331,3 +331,23 @@ fn history_reruns_are_uncertain_programs() {
         assert!(!v.uncertain && v.rule.is_none(), "{cmd}: {v:?}");
     }
 }
+
+#[test]
+fn folder_stack_tildes_are_not_user_names() {
+    // bash 5.2: `~1` is the second entry of `pushd`'s stack, here `secrets`.
+    let r = policy(json!({"deny": ["Read(./secrets/**)"]}));
+    for cmd in [
+        "pushd secrets && pushd .. && cat ~1/key.pem",
+        "pushd secrets && pushd .. && cat ~+1/key.pem",
+        "pushd secrets && pushd .. && cat ~-1/key.pem",
+        "cat ~2/key.pem",
+    ] {
+        let v = bash(&r, cmd);
+        assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")), "{cmd}");
+        assert!(v.uncertain, "{cmd}");
+    }
+    assert_eq!(
+        d(&bash(&r, "pushd secrets && cat ~0/key.pem")),
+        (Decision::Deny, Some("Read(./secrets/**)"))
+    );
+}
