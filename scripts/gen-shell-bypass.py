@@ -657,6 +657,91 @@ INTERPRETERS_BENIGN = [
     B("node -v", ALLOW),
 ]
 
+CDP = "cd and pushd search CDPATH (assigned, exported, the command's own, or in the session's environment by a person's env.set) before the current folder, and fc / history expansion run strings from the history list: the core keeps every folder cd may reach (unknown when CDPATH is) and reads fc as a program that may run anything"
+CDP_FILES = {"secrets/sub/key": "-----BEGIN SUB KEY-----\n", "sub/key": "not a secret\n"}
+CDP_ALLOW = ["Bash(cd:*)", "Bash(pushd:*)", "Bash(fc:*)", "Bash(history:*)", "Bash(set:*)",
+             "Bash(shopt:*)", "Bash(export:*)", "Bash(bash:*)", "Bash(eval:*)", "Bash(trap:*)"]
+CDPATH_FC = [
+    # CDPATH: bash 5.2 goes to secrets/sub when it exists, else ./sub
+    A("CDPATH=secrets; cd sub && cat key", "deny", SECRETS, files=CDP_FILES),
+    A("CDPATH=secrets; cd sub && cat key", "deny", SECRETS, files=CDP_FILES,
+      mode="bypassPermissions"),
+    A("export CDPATH=secrets; cd sub && cat key", "deny", SECRETS, files=CDP_FILES),
+    A("CDPATH=secrets cd sub && cat key", "deny", SECRETS, files=CDP_FILES,
+      note="the command's own assignment: cd is a builtin, it sees it"),
+    A("CDPATH=secrets; pushd sub && cat key", "deny", SECRETS, files=CDP_FILES),
+    A("CDPATH=secrets; cd -P sub && head key", "deny", SECRETS, files=CDP_FILES),
+    A("CDPATH=secrets; builtin cd sub && cat key", "deny", SECRETS, files=CDP_FILES),
+    A("CDPATH=/nowhere:secrets; cd sub && cat key", "deny", SECRETS, files=CDP_FILES,
+      note="each entry in turn"),
+    A("CDPATH=..; cd x && cd secrets && cat key.pem", "deny", SECRETS,
+      note="an entry relative to the folder cd runs in"),
+    A("cd sub && cat key", "deny", SECRETS, files=CDP_FILES, user_env={"CDPATH": "secrets"},
+      note="CDPATH in the session's environment, from a person's settings: no assignment in sight"),
+    A("cd sub && cat key", "deny", SECRETS, files=CDP_FILES, env_set={"CDPATH": "secrets"},
+      note="CDPATH in the session's environment, set by a person's plugin (env.set): no assignment in sight"),
+    A("pushd sub && cat key", "deny", SECRETS, files=CDP_FILES, env_set={"CDPATH": "secrets"}),
+    A("bash -c 'cd sub && cat key'", "deny", SECRETS, files=CDP_FILES,
+      env_set={"CDPATH": "secrets"}, note="a child shell inherits the session's CDPATH"),
+    A("CDPATH='~'; cd .ssh && cat id_rsa", "deny", SSH,
+      note="bash 5.2 expands an entry's leading ~; .ssh is not written from ./, so it is searched"),
+    A("cd .ssh && cat id_rsa", "deny", SSH, env_set={"CDPATH": "~"}),
+    A("read CDPATH <<< secrets; cd sub && cat key", "unc", SECRETS, files=CDP_FILES,
+      note="a CDPATH the core cannot know: the folder is unknown"),
+    A("printf -v CDPATH %s secrets; cd sub && cat key", "unc", SECRETS, files=CDP_FILES),
+    A(": ${CDPATH:=secrets}; cd sub && cat key", "unc", SECRETS, files=CDP_FILES),
+    A("declare -n r=CDPATH; r=secrets; cd sub && cat key", "unc", SECRETS, files=CDP_FILES),
+    # pushd's stack: `pushd` alone swaps, +N/-N rotate, -n moves nowhere
+    A("pushd secrets && pushd .. && pushd && cat key.pem", "unc", SECRETS,
+      note="pushd with no folder swaps back to secrets (it was read as cd to $HOME)"),
+    A("pushd secrets && pushd .. && pushd +1 && cat key.pem", "unc", SECRETS),
+    A("pushd secrets && pushd .. && cat ~1/key.pem", "unc", SECRETS,
+      note="~1 is the second entry of pushd's stack (it was read as the home of a user named 1)"),
+    A("pushd secrets && pushd .. && cat ~+1/key.pem", "unc", SECRETS),
+    A("pushd secrets && pushd .. && cat ~-1/key.pem", "unc", SECRETS),
+    A("pushd -n x && cat secrets/key.pem", "deny", SECRETS,
+      note="pushd -n moves nowhere (it was read as cd x)"),
+    # fc: strings from the history list
+    A("history -s 'rm -rf build'; fc -s rm", "unc", RM),
+    A("history -s 'rm -rf build'; fc -s rm", "unc", RM, mode="bypassPermissions"),
+    A("history -s 'rm -rf build'; fc -s", "unc", RM),
+    A("history -s 'rm -rf build'; fc -e - -1", "unc", RM),
+    A("history -s 'rm -rf build'; fc -l -s", "unc", RM, note="-s runs even beside -l"),
+    A("history -s x; fc -e 'rm -rf build;' -1", "deny", RM,
+      note="the editor string is run as a command: read exactly"),
+    A("history -s x; FCEDIT='rm -rf build' fc -1", "unc", RM,
+      note="$FCEDIT is the editor, run as a command"),
+    A("history -s x; EDITOR='rm -rf build' fc", "unc", RM),
+    A("history -r setup.sh; fc -s", "unc", RM, note="history -r reads a file into the list"),
+    A("history -s 'rm -rf build'; builtin fc -s", "unc", RM),
+    A("history -s 'rm -rf build'; command fc -s", "unc", RM),
+    A("history -s 'rm -rf build'; F=fc; $F -s", "unc", RM),
+    A("bash -c \"history -s 'rm -rf build'; fc -s\"", "unc", RM),
+    A("eval 'history -s \"rm -rf build\"; fc -s'", "unc", RM),
+    A("trap 'fc -s' EXIT; history -s 'rm -rf build'", "unc", RM),
+    A("history -s 'cat secrets/key.pem'; fc -s", "unc", SECRETS),
+    A("history -s 'cd secrets'; fc -s; cat key.pem", "unc", SECRETS,
+      note="fc runs cd in this shell: the folder after it is unknown"),
+    A("HISTFILE=secrets/key.pem; history -r; history", "unc", SECRETS,
+      note="history -r with no file reads $HISTFILE"),
+    # history expansion: with history and histexpand on, bash 5.2 -c rewrites later lines
+    A("set -o history -H; history -s 'rm -rf build'\n!!", "unc", RM),
+    A("set -o history -H; history -s 'rm -rf build'\n!rm", "unc", RM),
+    A("set -o history -H; history -s 'rm -rf build'\n!-1", "unc", RM),
+    A("set -o history -H; history -s 'xm -rf build'\n^xm^rm", "unc", RM),
+    A("set -o history -o histexpand; history -s 'rm -rf build'\n!!", "unc", RM),
+    A("shopt -os history histexpand; history -s 'rm -rf build'\n!!", "unc", RM),
+]
+CDPATH_FC_BENIGN = [
+    B("cd sub && cat key", ALLOW, files=CDP_FILES),
+    B("cd ./sub && cat key", ALLOW, files=CDP_FILES, user_env={"CDPATH": "secrets"},
+      note="a folder from ./ is never searched in CDPATH"),
+    B("cd x && cat key.pem", ALLOW, user_env={"CDPATH": "/nowhere"},
+      note="no CDPATH entry leads under secrets/"),
+    B("fc -l", ALLOW, note="a listing runs nothing"),
+    B("history -p '!!'", ALLOW, note="history -p prints its expansion, runs nothing"),
+]
+
 FAMILIES = [
     ("shell-arithmetic.json", "arithmetic", ARITH, ARITHMETIC, ARITHMETIC_BENIGN, []),
     ("shell-arithmetic-2.json", "arithmetic 2", ARITH2, ARITHMETIC_2, ARITHMETIC_2_BENIGN,
@@ -672,6 +757,7 @@ FAMILIES = [
     ("shell-expansion.json", "expansion", EXP, EXPANSION, EXPANSION_BENIGN, []),
     ("shell-interpreters.json", "inline code", INT, INTERPRETERS, INTERPRETERS_BENIGN,
      INTERP_ALLOW),
+    ("shell-cdpath-fc.json", "cdpath and history", CDP, CDPATH_FC, CDPATH_FC_BENIGN, CDP_ALLOW),
 ]
 
 
@@ -726,6 +812,8 @@ def label(entry):
         env = dict(entry.get("user_env") or {})
         env.update(entry.get("managed_env") or {})
         bits.append("env " + " ".join(f"{k}={v}" for k, v in env.items()))
+    if entry.get("env_set"):
+        bits.append("env.set " + " ".join(f"{k}={v}" for k, v in entry["env_set"].items()))
     if entry.get("deny") is not None:
         bits.append("deny " + ", ".join(entry["deny"]))
     return f" [{'; '.join(bits)}]" if bits else ""
@@ -749,17 +837,24 @@ def scenario(name, about, policy, settings, entry, plugins, seated, expect, n):
     s["policy"] = policy
     if settings:
         s["settings"] = settings
-    session = {"files": FILES}
+    files = dict(FILES, **entry.get("files", {}))
+    session = {"files": files}
     if entry.get("mode"):
-        session = {"mode": entry["mode"], "files": FILES}
+        session = {"mode": entry["mode"], "files": files}
     s["session"] = session
     if plugins:
         s["plugins"] = plugins
-    s["steps"] = [{
+    steps = []
+    for k, v in (entry.get("env_set") or {}).items():
+        # A person's plugin sets the variable: not pinned, it passes.
+        steps.append({"raise": "env.set", "from": YES_MAN["id"],
+                      "event": {"name": k, "value": v}, "expect": {"deny": "$absent"}})
+    steps.append({
         "raise": "tool.check",
         "event": {"tool": "Bash", "input": {"command": entry["cmd"]}, "tool_use_id": f"s{n}"},
         "expect": expect,
-    }]
+    })
+    s["steps"] = steps
     return s
 
 
@@ -819,7 +914,7 @@ def check(families):
                 shims = os.path.join(root, "shims")
                 log = os.path.join(root, "log")
                 os.makedirs(shims)
-                for rel, content in FILES.items():
+                for rel, content in dict(FILES, **e.get("files", {})).items():
                     p = os.path.join(work, rel)
                     os.makedirs(os.path.dirname(p), exist_ok=True)
                     with open(p, "w") as f:
@@ -834,6 +929,7 @@ def check(families):
                     os.chmod(p, 0o755)
                 env = {"PATH": f"{shims}:/usr/bin:/bin", "HOME": os.path.join(work, "home")}
                 env.update(e.get("user_env") or {})
+                env.update(e.get("env_set") or {})
                 env.update(e.get("managed_env") or {})  # managed wins
                 try:
                     subprocess.run([bash, "--norc", "--noprofile", "-c", e["cmd"]], cwd=work,

@@ -6,13 +6,14 @@
 //! earlier, brace expansion, globs on the shims' paths, `~+`/`$PWD`, for loops;
 //! wrappers `time --`, `env`, `nice`, `timeout 5`, `command`, `xargs`; containers
 //! `$(...)`, `$[ ]`, quoted array subscripts of `test -v`/`[[ -v ]]`/`let`/`printf
-//! -v`/`declare`, `trap`, `eval`, `sh -c`/`bash -c`, and a variable holding
-//! `a[$(...)]` read as arithmetic by a substring offset or length (`${@:x}`,
-//! `${*:0:x}`, `${v[@]:x:1}`), an array assignment's subscript (`b=([x]=1)`,
-//! `b+=(...)`, `declare -a b=(...)`, `b[x]=1`) or an assignment to an integer
-//! variable (`y=x`, `export y=x`, `for y in x`, `${y:=x}`, `read`, `printf -v`,
+//! -v`/`declare`, `trap`, `eval`, `sh -c`/`bash -c`, `fc -s`, `fc -e`, `!!` after `set
+//! -H`, and a variable holding `a[$(...)]` read as arithmetic by a substring offset or
+//! length (`${@:x}`, `${*:0:x}`, `${v[@]:x:1}`), an array assignment's subscript
+//! (`b=([x]=1)`, `b+=(...)`, `declare -a b=(...)`, `b[x]=1`) or an assignment to an
+//! integer variable (`y=x`, `export y=x`, `for y in x`, `${y:=x}`, `read`, `printf -v`,
 //! `mapfile`, `getopts`, `eval`) or through a nameref; inline interpreter code; paths
-//! to `secrets/key.pem` through globs, braces, `~+`, `$PWD`, variables, `cd`; the file
+//! to `secrets/key.pem` through globs, braces, `~+`, `$PWD`, variables, `cd`, `cd`
+//! through `CDPATH`, `pushd`'s stack; the file
 //! commands `cat`, `head`, `tail`, `grep`, `grep -r`, `rg`).
 //!
 //! The command runs in real bash (`bash --norc --noprofile -c CMD`) in a scratch
@@ -152,6 +153,14 @@ const PATH_FORMS: &[&str] = &[
     "benign",
     "benign-glob",
     "dot-glob",
+    "cdpath",
+    "cdpath-export",
+    "cdpath-prefix",
+    "cdpath-pushd",
+    "pushd-swap",
+    "pushd-rotate",
+    "pushd-n",
+    "pushd-tilde",
 ];
 
 const INLINE: &[&str] = &["python3 -c", "perl -e", "node -e"];
@@ -208,6 +217,9 @@ const CONTAINERS: &[&str] = &[
     "integer-getopts",
     "integer-eval",
     "nameref-subscript",
+    "fc",
+    "fc-e",
+    "histexpand",
 ];
 
 #[derive(Debug, Clone)]
@@ -368,6 +380,42 @@ fn read_command(cmd: &str, form: &str, wrapper: &str) -> Simple {
         "benign" => ("x/key.pem", "x"),
         "benign-glob" => ("x/*", "x/*"),
         "dot-glob" => (".*/key.pem", ".hid*"),
+        // `cd` searches `CDPATH` first (bash 5.2): `cd secrets` from `x` reaches
+        // `secrets` through an entry naming the scratch folder.
+        "cdpath" => {
+            setup = "CDPATH=$PWD; cd x && cd secrets && ".to_owned();
+            ("key.pem", ".")
+        }
+        "cdpath-export" => {
+            setup = "export CDPATH=$PWD; cd x && cd secrets && ".to_owned();
+            ("key.pem", ".")
+        }
+        "cdpath-prefix" => {
+            setup = "cd x && CDPATH=$OLDPWD cd secrets && ".to_owned();
+            ("key.pem", ".")
+        }
+        "cdpath-pushd" => {
+            setup = "CDPATH=$PWD; pushd x && pushd secrets && ".to_owned();
+            ("key.pem", ".")
+        }
+        // `pushd` alone swaps back, `+1` rotates back, `-n` moves nowhere.
+        "pushd-swap" => {
+            setup = "pushd secrets && pushd .. && pushd && ".to_owned();
+            ("key.pem", ".")
+        }
+        "pushd-rotate" => {
+            setup = "pushd secrets && pushd .. && pushd +1 && ".to_owned();
+            ("key.pem", ".")
+        }
+        // `~1` is the second entry of the stack.
+        "pushd-tilde" => {
+            setup = "pushd secrets && pushd .. && ".to_owned();
+            ("~1/key.pem", "~1")
+        }
+        "pushd-n" => {
+            setup = "pushd -n x && ".to_owned();
+            ("secrets/key.pem", "secrets")
+        }
         other => panic!("path form {other}"),
     };
     let path = if folder { dir } else { file };
@@ -455,6 +503,10 @@ fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bo
         "eval" => format!("eval {}", sq(&inner)),
         "sh-c" => format!("sh -c {}", sq(&inner)),
         "bash-c" => format!("bash -c {}", sq(&inner)),
+        // Strings from the history list, run by `fc` or history expansion (bash 5.2).
+        "fc" => format!("history -s {}; fc -s", sq(&inner)),
+        "fc-e" => format!("history -s :; fc -e {} -1", sq(&format!("{inner};"))),
+        "histexpand" => format!("set -o history -H; history -s {}\n!!", sq(&inner)),
         // A variable holding `a[$(...)]`, then a place bash evaluates it as arithmetic.
         arith => {
             let x = format!("x={}; ", sq(&format!("a[$({inner})]")));

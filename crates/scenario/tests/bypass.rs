@@ -36,6 +36,7 @@ const FAMILIES: &[&str] = &[
     "shell-interpreters",
     "shell-adversary",
     "shell-adversary-2",
+    "shell-cdpath-fc",
 ];
 
 /// Runs every scenario of `examples/scenarios/bypass/<family>.json`.
@@ -161,6 +162,11 @@ fn bypass_shell_adversary() {
 #[test]
 fn bypass_shell_adversary_2() {
     run_family("shell-adversary-2");
+}
+
+#[test]
+fn bypass_shell_cdpath_fc() {
+    run_family("shell-cdpath-fc");
 }
 
 /// Every family file in the folder has its test above, and the corpus keeps at least

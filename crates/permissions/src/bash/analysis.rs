@@ -8,7 +8,7 @@
 //! meet shell commands").
 
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars};
-use super::file_commands::{file_words, folder_reads, follows_links};
+use super::file_commands::{file_words, folder_reads, follows_links, history_files};
 use super::parts::{FileArg, ParsedCommand, Part, WriteTarget};
 use super::read_only::{is_read_only, FIND_ACTIONS};
 use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
@@ -446,6 +446,13 @@ fn analyse_words(
             true,
             bases.clone(),
         ));
+    }
+    for (file, write) in history_files(stripped) {
+        let f = match file {
+            Some(w) => FileArg::new(w.text.clone(), write, w.dynamic, bases.clone()),
+            None => FileArg::new("$HISTFILE".to_owned(), write, true, bases.clone()),
+        };
+        parsed.files.push(f);
     }
     if code_words.is_some() {
         for write in [false, true] {

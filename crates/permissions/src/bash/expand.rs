@@ -703,6 +703,20 @@ fn tilde(user: &str, scope: &Scope<'_>) -> Option<Vec<String>> {
         "" => Some(vec![lookup("HOME", scope)?.first()?.clone()]),
         "+" => pwd(scope),
         "-" => lookup("OLDPWD", scope),
+        // `~N`, `~+N`, `~-N`: entries of the folder stack `pushd` builds (bash 5.2:
+        // `pushd secrets && pushd .. && cat ~1/key.pem` reads `secrets/key.pem`);
+        // `~0` and `~+0` are the current folder, the others not followed.
+        name if name
+            .strip_prefix(['+', '-'])
+            .unwrap_or(name)
+            .chars()
+            .all(|c| c.is_ascii_digit()) =>
+        {
+            match name {
+                "0" | "+0" => pwd(scope),
+                _ => None,
+            }
+        }
         name => match scope.ctx.user_home(name)? {
             Some(home) => Some(vec![home]),
             None => Some(vec![format!("~{name}")]),

@@ -781,6 +781,42 @@ fn operands<'w>(args: &'w [Word], skip_values: &[&str]) -> Vec<&'w Word> {
     out
 }
 
+/// The history files `history` touches beyond the one [`folder_reads`] gives
+/// (`history -r FILE`): the file `-w`/`-a` write, and `$HISTFILE` where `-r`, `-n`,
+/// `-w` or `-a` name none (`None`: a path known only at run time; bash 5.2 reads
+/// whatever `HISTFILE=secrets/key.pem; history -r; history` points it at). Each
+/// with whether it is written.
+pub(super) fn history_files(words: &[Word]) -> Vec<(Option<Word>, bool)> {
+    let Some((first, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    if basename(&first.text) != "history" {
+        return Vec::new();
+    }
+    for (i, a) in args.iter().enumerate() {
+        let t = a.text.as_str();
+        if !t.starts_with('-') || t.len() < 2 || t == "--" {
+            break;
+        }
+        let flags = t.get(1..).unwrap_or_default();
+        let write = flags.contains(['w', 'a']);
+        if !write && !flags.contains(['r', 'n']) {
+            continue;
+        }
+        let file = args
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .find(|w| !w.text.starts_with('-'));
+        return match file {
+            Some(f) if write => vec![(Some(f.clone()), true)],
+            Some(_) => Vec::new(),
+            None => vec![(None, write)],
+        };
+    }
+    Vec::new()
+}
+
 /// Whether a command that reads folders whole follows the symbolic links inside them
 /// (`grep -R`, `rg -L`/`--follow`, `ag -f`, `ack --follow`, `tar -h`/`--dereference`,
 /// `cp -L`, `rsync -L`/`-k`, `zip` unless `-y`): what it reads then lies anywhere a link

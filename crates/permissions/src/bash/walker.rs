@@ -11,7 +11,7 @@
 use super::expand::Seg;
 use super::expand::{expand_word, Scope, ShellContext, Var, Vars, MAX_ALTERNATIVES};
 use super::words::{basename, Word};
-use super::wrappers::{final_words, is_assignment};
+use super::wrappers::{final_words, is_assignment, runs_history};
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, SourceInfo};
 use std::borrow::Cow;
@@ -126,6 +126,34 @@ impl Bases {
                 }
             }
             Some(_) => self.unknown = true,
+        }
+        self.tidy();
+    }
+
+    /// `cd TARGET` where the shell searches `CDPATH` (SPEC §4 "Read and Edit rules
+    /// meet shell commands": the folder a `cd` leads to): bash tries each of
+    /// `entries` in turn (an empty one is the current folder), then the current
+    /// folder, and goes to the first that exists, which the core cannot tell before
+    /// the shell runs; every candidate is kept.
+    fn cd_search(&mut self, target: &str, entries: &[String], certain_to_run: bool) {
+        let before = self.dirs.clone();
+        self.old = (certain_to_run && !self.unknown).then_some(before);
+        let mut moved = Vec::new();
+        for base in &self.dirs {
+            for entry in entries {
+                let found = if entry.is_empty() {
+                    target.to_owned()
+                } else {
+                    Bases::join(entry, target)
+                };
+                moved.push(Bases::join(base, &found));
+            }
+            moved.push(Bases::join(base, target));
+        }
+        if certain_to_run {
+            self.dirs = moved;
+        } else {
+            self.dirs.extend(moved);
         }
         self.tidy();
     }
@@ -410,6 +438,26 @@ fn split_assignment(w: &Word) -> Option<(String, Vec<Seg>, bool)> {
     }
     value.extend(w.segs.iter().skip(1).cloned());
     Some((name.to_owned(), value, append))
+}
+
+/// Whether `cd TARGET` searches `CDPATH` for `TARGET`: a relative folder that does not
+/// start from `.` or `..` (bash's `absolute_pathname`), written plainly.
+fn cdpath_searched(target: &str) -> bool {
+    !(target.is_empty()
+        || target == "-"
+        || target.starts_with('/')
+        || target.starts_with('~')
+        || target == "."
+        || target == ".."
+        || target.starts_with("./")
+        || target.starts_with("../"))
+}
+
+/// Whether a `pushd` argument names an entry of the folder stack (`+N`, `-N`).
+fn is_stack_index(arg: &str) -> bool {
+    arg.strip_prefix('+')
+        .or_else(|| arg.strip_prefix('-'))
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Walks a syntax tree, collecting simple commands.
@@ -1203,6 +1251,12 @@ impl<'c> Walker<'c> {
             self.bases.old = None;
             return;
         }
+        // `fc -s`, `set -H`: strings from the history list run here, unread.
+        if runs_history(final_words(words)) {
+            self.opaque_vars = true;
+            self.bases.unknown = true;
+            self.bases.old = None;
+        }
         match basename(&p.text) {
             "eval" | "trap" | "source" | "." | "bind" | "complete" | "compgen" | "mapfile"
             | "readarray" | "alias" | "enable" => {
@@ -1417,47 +1471,139 @@ impl<'c> Walker<'c> {
 
     /// Follows a `cd`/`pushd`/`popd` among `words` (past wrappers).
     fn track_cd(&mut self, words: &[Word]) {
-        let Some((first, args)) = final_words(words).split_first() else {
+        let program = final_words(words);
+        let Some((first, args)) = program.split_first() else {
             return;
         };
         let certain = self.uncertain_flow == 0;
-        match first.text.as_str() {
-            "cd" | "pushd" | "chdir" => {
-                let target = args
-                    .iter()
-                    .find(|a| a.text == "--" || !a.text.starts_with('-') || a.text == "-");
-                let target = match target {
-                    Some(t) if t.text == "--" => args.iter().skip_while(|a| a.text != "--").nth(1),
-                    t => t,
-                };
-                // A bare `cd` goes to `$HOME`: where the command set it, there.
-                // (Also `HOME=x cd`, `CDPATH=.. cd x`: the command's own assignments.)
-                let prefixed = words
-                    .iter()
-                    .take_while(|w| is_assignment(w))
-                    .any(|w| w.text.starts_with("HOME=") || w.text.starts_with("CDPATH="));
-                if prefixed {
-                    self.bases.unknown = true;
-                    return;
-                }
-                let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
-                if self.repeated > 0 || (target.is_none() && home_set) {
-                    match self.values_of("HOME").as_deref() {
-                        Some([home]) if self.repeated == 0 => {
-                            self.bases.cd(Some(&Word::literal(home.clone())), certain);
-                        }
-                        _ => self.bases.unknown = true,
-                    }
-                } else {
-                    self.bases.cd(target, certain);
-                }
-            }
-            "popd" => {
-                self.bases.unknown = true;
-                self.bases.old = None;
-            }
-            _ => {}
+        let name = first.text.as_str();
+        if !matches!(name, "cd" | "pushd" | "chdir" | "popd") {
+            return;
         }
+        // `pushd` with no folder swaps the top two of the stack, `pushd +N`/`-N`
+        // rotates it, `popd` pops it: a folder the walk does not follow.
+        let stack_move = name == "popd"
+            || (name == "pushd"
+                && (args
+                    .iter()
+                    .all(|a| a.text.starts_with('-') && a.text != "-")
+                    || args.iter().any(|a| is_stack_index(&a.text))));
+        if stack_move {
+            self.bases.unknown = true;
+            self.bases.old = None;
+            return;
+        }
+        let target = args
+            .iter()
+            .find(|a| a.text == "--" || !a.text.starts_with('-') || a.text == "-");
+        let target = match target {
+            Some(t) if t.text == "--" => args.iter().skip_while(|a| a.text != "--").nth(1),
+            t => t,
+        };
+        // `pushd -n DIR` adds to the stack without moving.
+        if name == "pushd"
+            && args
+                .iter()
+                .take_while(|a| a.text != "--" && a.text.starts_with('-'))
+                .any(|a| a.text.contains('n'))
+        {
+            return;
+        }
+        // The command's own assignments (past wrappers too): `HOME=x cd`.
+        let assigned = words.get(..words.len() - program.len()).unwrap_or_default();
+        if assigned
+            .iter()
+            .any(|w| is_assignment(w) && w.text.starts_with("HOME="))
+        {
+            self.bases.unknown = true;
+            return;
+        }
+        // A relative folder not written from `.` or `..` is searched for in
+        // `CDPATH` first (`CDPATH=secrets; cd sub` goes to `secrets/sub`).
+        if let Some(t) = target.filter(|t| !t.dynamic && cdpath_searched(&t.text)) {
+            if self.repeated == 0 {
+                match self.cdpath(assigned) {
+                    Some(values) if values.iter().all(String::is_empty) => {}
+                    Some(values) => {
+                        let mut entries: Vec<String> = Vec::new();
+                        for v in &values {
+                            for e in v.split(':') {
+                                if !entries.iter().any(|x| x == e) {
+                                    entries.push(e.to_owned());
+                                }
+                            }
+                        }
+                        // bash 5.2 expands an entry's leading `~` to `$HOME`: kept as
+                        // `~/...` (the session's home) unless the command set `HOME`;
+                        // `~user` is not followed.
+                        let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
+                        if entries.iter().any(|e| {
+                            e.starts_with('~') && (home_set || !(e == "~" || e.starts_with("~/")))
+                        }) {
+                            self.bases.unknown = true;
+                            self.bases.old = None;
+                            return;
+                        }
+                        self.bases.cd_search(&t.text, &entries, certain);
+                        return;
+                    }
+                    None => {
+                        self.bases.cd(Some(t), certain);
+                        self.bases.unknown = true;
+                        return;
+                    }
+                }
+            }
+        }
+        // A bare `cd` goes to `$HOME`: where the command set it, there.
+        let home_set = self.vars.contains_key("HOME") || self.opaque_vars;
+        if self.repeated > 0 || (target.is_none() && home_set) {
+            match self.values_of("HOME").as_deref() {
+                Some([home]) if self.repeated == 0 => {
+                    self.bases.cd(Some(&Word::literal(home.clone())), certain);
+                }
+                _ => self.bases.unknown = true,
+            }
+        } else {
+            self.bases.cd(target, certain);
+        }
+    }
+
+    /// The values `CDPATH` may hold where a `cd` runs: the command's own assignment
+    /// (`CDPATH=x cd sub`, the last one), else what the command set before, else the
+    /// session's environment; no value when it is unset; `None` when it is not known
+    /// (set by an expansion, a nameref, code the walk does not follow).
+    fn cdpath(&self, assigned: &[Word]) -> Option<Vec<String>> {
+        let own = assigned.iter().rev().find(|w| {
+            is_assignment(w)
+                && w.text.split('=').next().map(|n| n.trim_end_matches('+')) == Some("CDPATH")
+        });
+        if let Some(w) = own {
+            if w.dynamic || w.text.starts_with("CDPATH+=") {
+                return None;
+            }
+            let value = w.text.split_once('=').map_or("", |(_, v)| v);
+            return Some(vec![value.to_owned()]);
+        }
+        if self.late || self.opaque_vars {
+            return None;
+        }
+        match self.vars.get("CDPATH") {
+            Some(Var::Values(vs)) => return Some(vs.clone()),
+            Some(_) => return None,
+            None => {}
+        }
+        // A session whose environment is not known: the shell's own, where
+        // `CDPATH` is unset unless a person's profile exports it.
+        Some(
+            self.ctx
+                .env
+                .as_ref()
+                .and_then(|e| e.get("CDPATH"))
+                .into_iter()
+                .cloned()
+                .collect(),
+        )
     }
 
     fn redirect(&mut self, r: &ast::IoRedirect, cmd: &mut SimpleCommand) {
@@ -1643,5 +1789,126 @@ mod tests {
     fn comments_are_skipped() {
         assert_eq!(words("ls # rm -rf /\npwd"), vec![vec!["ls"], vec!["pwd"]]);
         assert_eq!(words("echo a#b"), vec![vec!["echo", "a#b"]]);
+    }
+
+    /// The folders the last simple command of `cmd` may run in, the session's
+    /// environment being `env` (`None`: not known).
+    fn last_bases(cmd: &str, env: Option<&[(&str, &str)]>) -> Bases {
+        let env = env.map(|e| {
+            Arc::new(
+                e.iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            )
+        });
+        let ctx = ShellContext::new(std::path::Path::new("/w"), std::path::Path::new("/h"), env);
+        let mut w = Walker::new(0, Bases::default(), &ctx);
+        w.text(cmd).unwrap();
+        assert!(w.error.is_none(), "{cmd}");
+        w.out.last().unwrap().bases.clone()
+    }
+
+    fn dirs(b: &Bases) -> Vec<&str> {
+        let mut d: Vec<&str> = b.dirs.iter().map(String::as_str).collect();
+        d.sort_unstable();
+        d
+    }
+
+    #[test]
+    fn cd_searches_cdpath_first() {
+        // bash 5.2: `CDPATH=secrets; cd sub` goes to `secrets/sub` when it exists,
+        // else to `./sub`; both are kept.
+        for cmd in [
+            "CDPATH=secrets; cd sub && cat key",
+            "export CDPATH=secrets; cd sub && cat key",
+            "CDPATH=secrets cd sub && cat key",
+            "CDPATH=secrets builtin cd sub && cat key",
+            "CDPATH=secrets; pushd sub && cat key",
+            "CDPATH=secrets; cd -P -- sub && cat key",
+            "CDPATH=secrets; cd sub/ && cat key",
+        ] {
+            let b = last_bases(cmd, None);
+            let want = if cmd.contains("sub/") {
+                vec!["secrets/sub/", "sub/"]
+            } else {
+                vec!["secrets/sub", "sub"]
+            };
+            assert_eq!(dirs(&b), want, "{cmd}");
+            assert!(!b.unknown, "{cmd}");
+        }
+        // The session's environment (a person's `env.set`).
+        let env: &[(&str, &str)] = &[("CDPATH", "secrets")];
+        let b = last_bases("cd sub && cat key", Some(env));
+        assert_eq!(dirs(&b), vec!["secrets/sub", "sub"]);
+        // Each entry, absolute and empty ones too, then the current folder.
+        let b = last_bases("CDPATH=/etc:.::x; cd ssl && cat k", None);
+        assert_eq!(dirs(&b), vec!["./ssl", "/etc/ssl", "ssl", "x/ssl"]);
+        // A leading `~` is `$HOME` (bash 5.2 expands it in each entry).
+        let b = last_bases("CDPATH='~/x'; cd sub && cat key", None);
+        assert_eq!(dirs(&b), vec!["sub", "~/x/sub"]);
+        assert!(!b.unknown);
+        // Folders written from `/`, `.` or `..` are not searched.
+        for (cmd, want) in [
+            ("CDPATH=secrets; cd ./sub && cat key", "./sub"),
+            ("CDPATH=secrets; cd ../sub && cat key", "../sub"),
+            ("CDPATH=secrets; cd /sub && cat key", "/sub"),
+            ("CDPATH=secrets; cd .. && cat key", ".."),
+            ("CDPATH=; cd sub && cat key", "sub"),
+            ("cd sub && cat key", "sub"),
+        ] {
+            assert_eq!(dirs(&last_bases(cmd, None)), vec![want], "{cmd}");
+            assert_eq!(dirs(&last_bases(cmd, Some(&[]))), vec![want], "{cmd}");
+        }
+    }
+
+    #[test]
+    fn cd_with_a_cdpath_not_known_goes_somewhere_unknown() {
+        for cmd in [
+            "CDPATH=$X; cd sub; cat key",
+            "CDPATH=$X cd sub; cat key",
+            "read CDPATH; cd sub; cat key",
+            "printf -v CDPATH secrets; cd sub; cat key",
+            ": ${CDPATH:=secrets}; cd sub; cat key",
+            "declare -x CDPATH=secrets; cd sub; cat key",
+            "CDPATH+=secrets; cd sub; cat key",
+            "declare -n r=CDPATH; r=secrets; cd sub; cat key",
+            "true && CDPATH=secrets; cd sub; cat key",
+            "CDPATH='~user/x'; cd sub; cat key",
+            "HOME=/elsewhere; CDPATH='~/x'; cd sub; cat key",
+            "eval CDPATH=secrets; cd sub; cat key",
+            "f() { cd sub; cat key; }",
+        ] {
+            assert!(last_bases(cmd, Some(&[])).unknown, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn pushd_moves_only_where_it_says() {
+        // `pushd -n` moves nowhere; `pushd` alone, `+N`, `-N` rotate the stack.
+        assert_eq!(
+            dirs(&last_bases("pushd -n secrets; cat key", None)),
+            vec![""]
+        );
+        for cmd in [
+            "pushd secrets; pushd /tmp; pushd; cat key",
+            "pushd secrets; pushd /tmp; pushd +1; cat key",
+            "pushd secrets; pushd /tmp; pushd -0; cat key",
+            "pushd secrets; popd; cat key",
+        ] {
+            assert!(last_bases(cmd, None).unknown, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn history_reruns_leave_the_folder_unknown() {
+        // `fc -s` runs `cd secrets` from the history list in this shell.
+        for cmd in [
+            "history -s 'cd secrets'; fc -s; cat key",
+            "fc -e - ; cat key",
+            "set -o history -H; cat key",
+        ] {
+            assert!(last_bases(cmd, None).unknown, "{cmd}");
+        }
+        assert!(!last_bases("fc -l; cat key", None).unknown);
     }
 }

@@ -1080,6 +1080,12 @@ pub(super) fn inner_command(words: &[Word]) -> (Vec<Inner>, bool) {
                 _ => (Vec::new(), false),
             }
         }
+        // `fc -e EDITOR`: the editor is run as a command in this shell (bash
+        // 5.2 parses `EDITOR FILE`); what it leaves in the file runs after it.
+        "fc" if runs_history(words) => match option_value(rest, 'e', "") {
+            Some(Some((code, dynamic))) if code != "-" => (vec![Inner::same(code, false)], dynamic),
+            _ => (Vec::new(), false),
+        },
         // `mapfile -C CALLBACK`, `readarray -C CALLBACK`, `complete -C COMMAND`.
         "mapfile" | "readarray" | "complete" | "compgen" => {
             valued(option_value(rest, 'C', ""), &|c| Inner::same(c, true))
@@ -1836,6 +1842,9 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
         let from_stdin = script.is_none_or(is_fed_path);
         return (from_stdin && !informational).then(Vec::new);
     }
+    if runs_history(stripped) {
+        return Some(code_words(&join(stripped)));
+    }
     match name {
         "source" | "." => {
             let file = args.iter().find(|a| !a.text.starts_with('-'))?;
@@ -1884,6 +1893,89 @@ pub(super) fn inline_code(stripped: &[Word]) -> Option<Vec<String>> {
             .runs
             .then(|| args.iter().flat_map(|a| code_words(&a.text)).collect()),
         _ => None,
+    }
+}
+
+/// Whether the builtin `stripped` runs runs strings from the history list, which
+/// `history -s STRING`, `history -r FILE` or earlier lines put there (SPEC §4
+/// "Strings that builtins run later are commands"):
+///
+/// - `fc` in every form but a listing: `fc -s [old=new] [cmd]` and `fc -e -` re-run
+///   an entry, `fc [-e EDITOR]` runs the editor (`-e`'s string, or `$FCEDIT`,
+///   `$EDITOR`, as a command) and then what it leaves; `-s` re-runs even beside
+///   `-l` (bash 5.2: `fc -l -s` runs);
+/// - `set -H`, `set -o histexpand`, `shopt -s -o histexpand`: a later line's `!!`,
+///   `!rm`, `^a^b`, double-quoted ones too, is replaced from the history list
+///   before the shell reads it (with `set -o history`, bash 5.2 does it in `bash -c`).
+///
+/// An option word known only at run time may be any of these.
+pub(super) fn runs_history(stripped: &[Word]) -> bool {
+    let Some((first, args)) = stripped.split_first() else {
+        return false;
+    };
+    let options = || {
+        args.iter()
+            .take_while(|a| a.text != "--")
+            .filter(|a| a.dynamic || (a.text.starts_with('-') && a.text.len() > 1))
+    };
+    match first.text.as_str() {
+        "fc" => {
+            let mut listing = false;
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                let t = a.text.as_str();
+                if a.dynamic {
+                    return true;
+                }
+                // `--`, an operand (`-1`, `rm`, `old=new`) ends the options.
+                if t == "--"
+                    || !t.starts_with('-')
+                    || t.len() == 1
+                    || t.chars().nth(1).is_some_and(|c| c.is_ascii_digit())
+                {
+                    break;
+                }
+                // The letters after `e` are its value (`-evi`); else the next word is.
+                let flags = t.get(1..).unwrap_or_default();
+                let head = match flags.find('e') {
+                    Some(at) => {
+                        if at + 1 == flags.len() {
+                            let _ = it.next();
+                        }
+                        flags.get(..at).unwrap_or_default()
+                    }
+                    None => flags,
+                };
+                if head.contains('s') {
+                    return true;
+                }
+                // `-l` lists, and ignores `-e`.
+                listing |= head.contains('l');
+            }
+            !listing
+        }
+        "set" => {
+            let mut prev_o = false;
+            for a in args.iter().take_while(|a| a.text != "--") {
+                let t = a.text.as_str();
+                if a.dynamic
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('H'))
+                    || (prev_o && t == "histexpand")
+                {
+                    return true;
+                }
+                prev_o = t.starts_with('-') && t.ends_with('o');
+            }
+            false
+        }
+        "shopt" => {
+            let opts: Vec<&Word> = options().collect();
+            opts.iter().any(|a| a.dynamic)
+                || (opts.iter().any(|a| a.text.contains('s'))
+                    && opts.iter().any(|a| a.text.contains('o'))
+                    && args.iter().any(|a| a.dynamic || a.text == "histexpand"))
+        }
+        _ => false,
     }
 }
 

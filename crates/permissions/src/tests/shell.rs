@@ -229,3 +229,125 @@ fn a_folder_read_that_follows_links_meets_every_read_rule() {
         assert_eq!(v.decision, Decision::Allow, "{cmd}: {v:?}");
     }
 }
+
+#[test]
+fn cdpath_sends_cd_where_the_core_looks() {
+    // bash 5.2: `CDPATH=secrets; cd sub && cat key` reads `secrets/sub/key`.
+    let r = policy(json!({"deny": ["Read(**/secrets/**)"]}));
+    for cmd in [
+        "CDPATH=secrets; cd sub && cat key",
+        "export CDPATH=secrets; cd sub && cat key",
+        "CDPATH=secrets cd sub && cat key",
+        "CDPATH=secrets; pushd sub && cat key",
+        "CDPATH=/home/dev/repo/secrets; cd sub && head key",
+    ] {
+        assert_eq!(
+            d(&bash(&r, cmd)),
+            (Decision::Deny, Some("Read(**/secrets/**)")),
+            "{cmd}"
+        );
+    }
+    // Set in the session's environment (a person's `env.set`): no assignment in sight.
+    let env: std::collections::BTreeMap<String, String> =
+        [("CDPATH".to_owned(), "secrets".to_owned())].into();
+    let f = SessionFacts {
+        env: Some(std::sync::Arc::new(env)),
+        ..facts()
+    };
+    let v = ask(&r, "Bash", json!({"command": "cd sub && cat key"}), &f);
+    assert_eq!(d(&v), (Decision::Deny, Some("Read(**/secrets/**)")));
+    // An entry from `~` is the home folder (bash 5.2 expands it).
+    let r2 = policy(json!({"deny": ["Read(~/.ssh/**)"]}));
+    assert_eq!(
+        d(&bash(&r2, "CDPATH='~'; cd .ssh && cat id_rsa")),
+        (Decision::Deny, Some("Read(~/.ssh/**)"))
+    );
+    assert_ne!(
+        bash(&r2, "CDPATH='~'; cd ssh && cat id_rsa").decision,
+        Decision::Deny
+    );
+    // Not known: the paths after it are uncertain, never allowed.
+    let v = bash(&r, "read CDPATH < list; cd sub && cat key");
+    assert_eq!(d(&v), (Decision::Ask, Some("Read(**/secrets/**)")));
+    assert!(v.uncertain);
+    // Without CDPATH, or from `./`, `cd` goes where it says.
+    let v = ask(&r, "Bash", json!({"command": "cd ./sub && cat key"}), &f);
+    assert_eq!(v.decision, Decision::Allow);
+    assert_eq!(bash(&r, "cd sub && cat key").decision, Decision::Allow);
+}
+
+#[test]
+fn history_reruns_are_uncertain_programs() {
+    // bash 5.2 runs each of these strings from the history list.
+    let r = policy(json!({"deny": ["Bash(rm:*)", "Read(./secrets/**)"]}));
+    for cmd in [
+        "history -s 'rm -rf build'; fc -s rm",
+        "history -s 'rm -rf build'; fc -s",
+        "history -s 'rm -rf build'; fc -e - -1",
+        "history -s 'rm -rf build'; fc -l -s",
+        "history -s 'rm -rf build'; builtin fc -s",
+        "history -r hist.txt; fc -s",
+        "history -s 'rm -rf build'; F=fc; $F -s",
+        "history -s 'rm -rf build'; FCEDIT=: fc -1",
+        "set -o history -H; history -s 'rm -rf build'\n!!",
+        "set -o history -o histexpand; history -s 'rm -rf build'\n!!",
+        "shopt -os history histexpand; history -s 'rm -rf build'\n!!",
+        "bash -c \"history -s 'rm -rf build'; fc -s\"",
+        "eval 'fc -s rm'",
+    ] {
+        let v = bash(&r, cmd);
+        assert_eq!(d(&v), (Decision::Ask, Some("Bash(rm:*)")), "{cmd}");
+        assert!(v.uncertain, "{cmd}");
+    }
+    // The history may read files too.
+    let r = policy(json!({"deny": ["Read(./secrets/**)"]}));
+    let v = bash(&r, "history -s 'cat secrets/key.pem'; fc -s");
+    assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")));
+    assert!(v.uncertain);
+    // `history -r` with no file reads `$HISTFILE`; `-w`/`-a` write.
+    let v = bash(&r, "HISTFILE=secrets/key.pem; history -r; history");
+    assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")));
+    assert!(v.uncertain);
+    let e = policy(json!({"deny": ["Edit(./secrets/**)"]}));
+    assert_eq!(
+        d(&bash(&e, "history -w secrets/key.pem")),
+        (Decision::Deny, Some("Edit(./secrets/**)"))
+    );
+    // `fc -e EDITOR` runs the editor as a command: read exactly.
+    let r = policy(json!({"deny": ["Bash(rm:*)"]}));
+    assert_eq!(
+        d(&bash(&r, "fc -e 'rm -rf build;' -1")),
+        (Decision::Deny, Some("Bash(rm:*)"))
+    );
+    // A listing runs nothing.
+    for cmd in [
+        "fc -l",
+        "fc -ln -5",
+        "fc -l -e vi",
+        "history -p '!!'",
+        "set +H",
+    ] {
+        let v = bash(&r, cmd);
+        assert!(!v.uncertain && v.rule.is_none(), "{cmd}: {v:?}");
+    }
+}
+
+#[test]
+fn folder_stack_tildes_are_not_user_names() {
+    // bash 5.2: `~1` is the second entry of `pushd`'s stack, here `secrets`.
+    let r = policy(json!({"deny": ["Read(./secrets/**)"]}));
+    for cmd in [
+        "pushd secrets && pushd .. && cat ~1/key.pem",
+        "pushd secrets && pushd .. && cat ~+1/key.pem",
+        "pushd secrets && pushd .. && cat ~-1/key.pem",
+        "cat ~2/key.pem",
+    ] {
+        let v = bash(&r, cmd);
+        assert_eq!(d(&v), (Decision::Ask, Some("Read(./secrets/**)")), "{cmd}");
+        assert!(v.uncertain, "{cmd}");
+    }
+    assert_eq!(
+        d(&bash(&r, "pushd secrets && cat ~0/key.pem")),
+        (Decision::Deny, Some("Read(./secrets/**)"))
+    );
+}
