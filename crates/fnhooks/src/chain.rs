@@ -990,7 +990,9 @@ impl Cx {
     /// fails closed whatever it answers (its failure handler decides, else the event's
     /// fail-closed answer, else the failure is the chain's answer: SPEC §1.8
     /// **\[revised 2026-12-07\]**). A person's hook is not marked: it fails as any
-    /// failure does. The core's `cx`, and a `cx` outside its hook's run, mark nothing.
+    /// failure does. The core's `cx`, and a `cx` outside its hook's run, mark nothing. A
+    /// failure handler running already is that plugin's own answer to a failure: it is
+    /// told of the limit and decides (its frame is not marked again).
     pub fn hit_limit(&self, failure: &HookFailure) {
         let CxAt::Run {
             run,
@@ -1089,18 +1091,8 @@ impl Cx {
                 if depth > MAX_RAISE_DEPTH {
                     let failure = depth_refusal(&event.name);
                     // An organization's or built-in hook fails closed (SPEC §1.8): the
-                    // refusal breaks it even if it catches the error. A failure handler
-                    // running already is that plugin's own answer to a failure: it is
-                    // told of the refusal and decides.
-                    if link.plugin.info.tier.is_managed() || link.plugin.info.tier == Tier::Builtin
-                    {
-                        if let Some(f) = run.state.lock().frame(*slot, *gen) {
-                            if f.error.is_none() {
-                                f.broke.get_or_insert_with(|| failure.clone());
-                                f.limited = true;
-                            }
-                        }
-                    }
+                    // refusal breaks it even if it catches the error.
+                    self.hit_limit(&failure);
                     let refused = ChainError::limit(failure);
                     return Box::pin(async move { Err(refused) });
                 }
