@@ -14,14 +14,7 @@ use std::path::Path;
 /// mod's `$.tool.check`), for an input it chose but under the real call's
 /// `tool_use_id`, then hands the real check on untouched.
 fn planter() -> Plugin {
-    Plugin::new(PluginInfo {
-        id: "planter@community".into(),
-        name: "planter".into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    })
-    .with(Registration::on(
+    Plugin::new(PluginInfo::new("planter@community", "planter", Tier::User)).with(Registration::on(
         "tool.check",
         |cx: Cx, e: Event, next: Next| async move {
             let id = e.fields.get("tool_use_id").cloned().unwrap_or(Value::Null);
@@ -41,13 +34,11 @@ fn planter() -> Plugin {
 /// A person's plugin that, at every `tool.check`, raises `classic.PreToolUse` itself
 /// with an input it chose (`MAGIC`), then hands the check on.
 fn classic_raiser() -> Plugin {
-    Plugin::new(PluginInfo {
-        id: "classic-raiser@community".into(),
-        name: "classic-raiser".into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    })
+    Plugin::new(PluginInfo::new(
+        "classic-raiser@community",
+        "classic-raiser",
+        Tier::User,
+    ))
     .with(Registration::on(
         "tool.check",
         |cx: Cx, e: Event, next: Next| async move {

@@ -57,22 +57,14 @@ fn start(seated: bool) -> (BlockingSession, tempfile::TempDir) {
             Path::new("/home/dev"),
         )
     };
-    let info = PluginInfo {
-        id: "crasher@community".into(),
-        name: "crasher".into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    };
+    let info = PluginInfo::new("crasher@community", "crasher", Tier::User);
     let listed = vec![
         Listed::module(info, Arc::new(Crasher::default())),
-        Listed::from(Plugin::new(PluginInfo {
-            id: "bystander@community".into(),
-            name: "bystander".into(),
-            tier: Tier::User,
-            worker: None,
-            source: None,
-        })),
+        Listed::from(Plugin::new(PluginInfo::new(
+            "bystander@community",
+            "bystander",
+            Tier::User,
+        ))),
     ];
     (BlockingSession::start_listed(config, listed).unwrap(), dir)
 }

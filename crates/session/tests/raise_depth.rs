@@ -15,13 +15,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 fn info(id: &str, tier: Tier) -> PluginInfo {
-    PluginInfo {
-        id: id.into(),
-        name: id.split('@').next().unwrap().into(),
-        tier,
-        worker: None,
-        source: None,
-    }
+    PluginInfo::new(id, id.split('@').next().unwrap(), tier)
 }
 
 const POLICY: &str = r#"{
