@@ -14,8 +14,9 @@ use super::read_only::{is_read_only, FIND_ACTIONS};
 use super::walker::{Bases, RedirectKind, SimpleCommand, Walker};
 use super::words::{basename, join, Word};
 use super::wrappers::{
-    final_words, inline_code, inner_command, is_assignment, is_keyword, mark_replaced,
-    runs_unknown_code, strip_step, strip_steps, words_change_dir, Inner,
+    final_words, git_directory_moves, inline_code, inner_command, is_assignment, is_keyword,
+    mark_replaced, runs_unknown_code, strip_step, strip_steps, words_change_dir, Inner,
+    GIT_OPTIONS_WITH_VALUE,
 };
 
 /// Parses and analyses `command` (SPEC §4 "Compound shell commands") with nothing
@@ -65,23 +66,48 @@ pub const MAX_PARSED_COMMAND_BYTES: usize = 256 * 1024;
 /// not read-only, a write): the glob's result as the file system stands now is then
 /// not what the shell will see (`ln -s /bin/rm rx; ./r? -rf build`).
 fn may_change_expansion(parsed: &ParsedCommand) -> bool {
-    let creates_files =
-        parsed.files.iter().any(|f| f.write) || parsed.parts.iter().any(|p| !p.writes_nothing);
-    if parsed.looked_at_files && creates_files {
+    let creates_files = parsed.files.iter().any(|f| f.write)
+        || parsed
+            .parts
+            .iter()
+            .any(|p| !p.writes_nothing && !only_sets_extglob(&p.words));
+    // One simple command expands every word before it runs (or writes through a
+    // redirect): only another part can create files before its glob.
+    let acting = parsed
+        .parts
+        .iter()
+        .filter(|p| !only_sets_extglob(&p.words))
+        .count();
+    if parsed.looked_at_files && creates_files && acting > 1 {
         return true;
     }
     parsed.parts.iter().any(|p| {
         p.uncertain
-            || p.words.iter().any(|w| {
-                matches!(w.as_str(), "shopt" | "set" | "enable")
-                    || ["IFS", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS"]
-                        .iter()
-                        .any(|v| {
-                            w.strip_prefix(v)
-                                .is_some_and(|r| r.starts_with('=') || r.starts_with("+="))
-                        })
-            })
+            || (!only_sets_extglob(&p.words)
+                && p.words.iter().any(|w| {
+                    matches!(w.as_str(), "shopt" | "set" | "enable")
+                        || ["IFS", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS"]
+                            .iter()
+                            .any(|v| {
+                                w.strip_prefix(v)
+                                    .is_some_and(|r| r.starts_with('=') || r.starts_with("+="))
+                            })
+                }))
     })
+}
+
+/// `shopt -s extglob` (`-u`, `-q` too) and nothing else: the core reads extended
+/// patterns whether or not the option is on (see `expand::extglob`), so turning it on
+/// or off changes nothing the core expands.
+pub(super) fn only_sets_extglob(words: &[String]) -> bool {
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    program == "shopt"
+        && args.iter().any(|a| a == "extglob")
+        && args
+            .iter()
+            .all(|a| matches!(a.as_str(), "extglob" | "-s" | "-u" | "-q" | "-su" | "-qs"))
 }
 
 /// Where a command string is parsed: the session, the variables set before it, and
@@ -383,6 +409,10 @@ fn analyse_words(
     let remove = removes(stripped);
     let mut bases = simple.bases.clone();
     bases.unknown |= chdir;
+    // `git -C secrets diff --no-index a b` reads secrets/a and secrets/b.
+    for dir in git_directory_moves(stripped).unwrap_or_default() {
+        bases.dirs = bases.dirs.iter().map(|b| Bases::join(b, &dir)).collect();
+    }
     let files_before = parsed.files.len();
     let paths = file_words(stripped);
     // A file command whose paths it only reads creates nothing.
@@ -761,30 +791,18 @@ fn strict_forms(words: &[Word], forms: &mut Vec<String>, visit: &mut dyn FnMut(&
 
 /// `git` with the global options before its subcommand taken out (`git -C dir push`,
 /// `git --no-pager -c k=v push` → `git push`): the command a deny or ask rule on the
-/// subcommand is written for (SPEC §4 "Bash": a rule meets what runs, issue #17's
-/// audit found `git -C . push --force` past `Bash(git push --force *)`). `None` when
+/// subcommand is written for (SPEC §4 "Bash": a rule meets what runs, so `git -C .
+/// push --force` meets `Bash(git push --force *)`). `None` when
 /// it is not git or no option comes first.
 fn git_without_global_options(words: &[Word]) -> Option<String> {
     let (first, tail) = words.split_first()?;
     if basename(&first.text) != "git" {
         return None;
     }
-    const WITH_VALUE: &[&str] = &[
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--exec-path",
-        "--config-env",
-        "--super-prefix",
-        "--list-cmds",
-        "--attr-source",
-    ];
     let mut i = 0;
     while let Some(w) = tail.get(i) {
         let t = w.text.as_str();
-        if WITH_VALUE.contains(&t) {
+        if GIT_OPTIONS_WITH_VALUE.contains(&t) {
             i += 2;
         } else if t.starts_with('-') && t.len() > 1 {
             // A flag, or an option with its value joined (`--git-dir=x`, `-ckey=v`).

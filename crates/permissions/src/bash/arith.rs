@@ -39,10 +39,17 @@ impl Attributes {
     pub(super) fn is_integer(&self, name: &str) -> bool {
         let name = base_name(name);
         self.any_integer
+            || SHELL_INTEGERS.contains(&name)
             || self.integers.contains(name)
             || (self.namerefs.contains(name) && !self.integers.is_empty())
     }
 }
+
+/// The variables bash itself gives the integer attribute: an assignment to one is
+/// arithmetic with no `declare -i` in sight (`RANDOM=x`, `read OPTIND`, `for RANDOM in
+/// x`), as bash 5.2 was seen to do. `SECONDS`, `LINENO` and the other dynamic
+/// variables read their value as a plain number, not as arithmetic.
+const SHELL_INTEGERS: &[&str] = &["RANDOM", "SRANDOM", "OPTIND", "HISTCMD"];
 
 /// `y+`, `y[0]`, `y[0]+` as the variable's name `y`.
 fn base_name(name: &str) -> &str {
@@ -129,8 +136,9 @@ impl Walker<'_> {
                     self.attrs.any_integer = true;
                 }
                 if flags.contains('n') {
-                    // A nameref to an unknown variable: any assignment may be one.
-                    self.attrs.any_integer |= !self.attrs.integers.is_empty();
+                    // A nameref to an unknown variable: any assignment may be one,
+                    // and bash's own integers (`RANDOM`) are always about.
+                    self.attrs.any_integer = true;
                 }
                 continue;
             };
@@ -143,6 +151,13 @@ impl Walker<'_> {
                 }
                 if flags.contains('n') {
                     self.attrs.namerefs.insert(name.clone());
+                    // `declare -n r=RANDOM`: `r` is one of bash's integers.
+                    if a.text
+                        .split_once('=')
+                        .is_some_and(|(_, target)| SHELL_INTEGERS.contains(&base_name(target)))
+                    {
+                        self.attrs.integers.insert(name.clone());
+                    }
                 }
                 if let Some((head, v)) = a.text.split_once('=') {
                     if integer || self.attrs.is_integer(&name) {
@@ -358,6 +373,13 @@ mod tests {
             "declare -i y z; z=x",
             "[[ $x -ne 1 ]]",
             "[[ 1 -lt \"$x\" ]]",
+            // bash's own integers, with no `declare -i` in sight.
+            "RANDOM=x",
+            "SRANDOM=$x",
+            "OPTIND=x",
+            "HISTCMD=x",
+            "export OPTIND=x",
+            "for RANDOM in x; do :; done",
         ] {
             assert!(runs_rm(&format!("{X}{tail}")), "{tail}");
         }
@@ -385,6 +407,10 @@ mod tests {
             "declare -i y; coproc y=x",
             "declare -i y; IFS=, read -a y <<< 'x,x'",
             "declare -i y; while read y; do :; done <<< x",
+            "read RANDOM <<< x",
+            "printf -v OPTIND %s x",
+            "declare -n r=\"$n\"; r=x",
+            "declare -n r=RANDOM; r=x",
             "x='a[$(rm -rf build)]'; f(){ local -i y; y=x; }; f",
         ] {
             assert!(uncertain(cmd), "{cmd}");
@@ -398,6 +424,7 @@ mod tests {
             "declare -i n; n=5; read y <<< x; printf -v z %s n",
             "declare -i n=0; for y in a b; do n+=1; done",
             "eval 'y=x'; trap 'y=x' EXIT",
+            "SECONDS=x; LINENO=x; read SECONDS <<< x",
         ] {
             assert!(!uncertain(cmd), "{cmd}");
         }

@@ -12,6 +12,8 @@
 //! [`MAX_EXPANSION`] words is unknown, not expanded.
 
 use super::walker::Bases;
+
+mod extglob;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -841,7 +843,7 @@ fn is_glob_char(a: &Atom) -> bool {
 }
 
 fn has_glob(field: &[Atom]) -> bool {
-    field.iter().any(is_glob_char)
+    field.iter().any(is_glob_char) || extglob::has_extended(field)
 }
 
 /// One segment of a glob: `*`, `?`, `[...]` active; everything else literal. Whether
@@ -1043,7 +1045,12 @@ fn glob(field: &[Atom], scope: &Scope<'_>) -> Option<Vec<String>> {
                     }
                     let Ok(entry) = entry else { return None };
                     let name = entry.file_name().to_string_lossy().into_owned();
-                    if segment_matches(seg, &name) {
+                    let hit = if extglob::has_extended(seg) {
+                        extglob::matches(seg, &name)?
+                    } else {
+                        segment_matches(seg, &name)
+                    };
+                    if hit {
                         if k < last && !PathBuf::from(dir).join(&name).is_dir() {
                             continue;
                         }

@@ -1122,26 +1122,39 @@ fn searched(args: &[Word], ops: Vec<&Word>, pattern_longs: &[&str]) -> Vec<Word>
 }
 
 /// The files and folders git's readers read (see [`folder_reads`]).
+///
+/// Paths are as git takes them: from the folder its `-C` options lead to, which the
+/// caller has made the command's folder (`git_directory_moves`). `--git-dir DIR` and
+/// `--work-tree DIR` (`=DIR` too) are read whole: the objects and the files git
+/// reads are there.
 fn git_reads(args: &[Word]) -> Vec<Word> {
-    // Past git's own options (`-C DIR` moves the repository: kept as its folder).
+    // Past git's own options.
     let mut i = 0;
-    let mut moved: Option<Word> = None;
+    let mut elsewhere: Vec<Word> = Vec::new();
     while let Some(a) = args.get(i) {
-        match a.text.as_str() {
-            "-C" => {
-                moved = args.get(i + 1).cloned();
+        let t = a.text.as_str();
+        if let Some((opt, dir)) = t.split_once('=') {
+            if matches!(opt, "--git-dir" | "--work-tree") {
+                elsewhere.push(a.with_text(dir));
+                i += 1;
+                continue;
+            }
+        }
+        match t {
+            "--git-dir" | "--work-tree" => {
+                elsewhere.extend(args.get(i + 1).cloned());
                 i += 2;
             }
-            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            t if super::wrappers::GIT_OPTIONS_WITH_VALUE.contains(&t) => i += 2,
             t if t.starts_with('-') => i += 1,
             _ => break,
         }
     }
     let Some(sub) = args.get(i) else {
-        return Vec::new();
+        return elsewhere;
     };
     let rest = args.get(i + 1..).unwrap_or_default();
-    let repo = || vec![moved.clone().unwrap_or_else(|| Word::literal("."))];
+    let repo = || vec![Word::literal(".")];
     let rev_paths = |ws: &[&Word]| -> Vec<Word> {
         ws.iter()
             .filter_map(|w| w.text.split_once(':').map(|(_, p)| w.with_text(p)))
@@ -1154,7 +1167,7 @@ fn git_reads(args: &[Word]) -> Vec<Word> {
             })
             .collect()
     };
-    match sub.text.as_str() {
+    let read: Vec<Word> = match sub.text.as_str() {
         "diff" if rest.iter().any(|w| w.text == "--no-index") => operands(rest, &[])
             .into_iter()
             .filter(|w| w.text != "/dev/null")
@@ -1191,7 +1204,9 @@ fn git_reads(args: &[Word]) -> Vec<Word> {
             }
         }
         _ => Vec::new(),
-    }
+    };
+    elsewhere.extend(read);
+    elsewhere
 }
 
 #[cfg(test)]

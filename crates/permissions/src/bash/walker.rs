@@ -1007,13 +1007,28 @@ impl<'c> Walker<'c> {
         if !words.iter().any(expands) {
             return Vec::new();
         }
+        let program_at = words.iter().position(|w| !is_assignment(w));
         let mut alts: Vec<Vec<Word>> = vec![Vec::new()];
-        for w in words {
+        for (i, w) in words.iter().enumerate() {
             let options: Vec<Vec<Word>> = if !expands(w) {
                 vec![vec![w.clone()]]
             } else {
                 let assignment = is_assignment(w);
                 match expand_word(&w.segs, &self.scope(), assignment) {
+                    // A program word that globs to several paths runs the first in
+                    // the locale's collation order, which the core does not know
+                    // (`/usr/bin/@(R*|rm)`): which program runs stays unknown.
+                    Some(e)
+                        if Some(i) == program_at
+                            && e.looked_at_files
+                            && e.alternatives.iter().any(|f| f.len() > 1) =>
+                    {
+                        self.looked_at_files = true;
+                        let mut w = w.clone();
+                        w.dynamic = true;
+                        w.segs = vec![Seg::Unknown];
+                        vec![vec![w]]
+                    }
                     Some(e) => {
                         self.looked_at_files |= e.looked_at_files;
                         e.alternatives
@@ -1164,11 +1179,13 @@ impl<'c> Walker<'c> {
                 if self.attrs.is_integer(name) {
                     let text = w.text.split_once('=').map_or("", |(_, v)| v);
                     let values = match split_assignment(w) {
-                        Some((_, segs, _)) => self.fields(&Word {
-                            dynamic: w.dynamic,
-                            segs,
-                            ..Word::literal(text)
-                        }),
+                        // An assignment's value: no splitting, no globs.
+                        Some((_, segs, _)) if w.dynamic => expand_word(&segs, &self.scope(), true)
+                            .map(|e| {
+                                self.looked_at_files |= e.looked_at_files;
+                                e.alternatives.into_iter().flatten().collect()
+                            }),
+                        Some(_) => Some(vec![text.to_owned()]),
                         // `y[0]=x`: the text as written (arithmetic reads `$v` as `v`).
                         None => Some(vec![text.to_owned()]),
                     };
@@ -1265,7 +1282,12 @@ impl<'c> Walker<'c> {
                 self.bases.old = None;
             }
             "shopt" | "set" => {
-                self.bases.unknown = true;
+                // `shopt -s cdable_vars`, `set -P`: where `cd` leads is not known.
+                // `shopt -s extglob` changes nothing the core reads.
+                let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+                if !super::analysis::only_sets_extglob(&texts) {
+                    self.bases.unknown = true;
+                }
                 // `set -x`: PS4 is expanded before each command from now on.
                 if words.iter().any(|w| {
                     w.text == "xtrace"

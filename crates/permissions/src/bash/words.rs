@@ -101,15 +101,11 @@ impl Walker<'_> {
                         w.segs.push(Seg::Unknown);
                         continue;
                     }
-                    // extglob patterns (`@(rm)`, `+(x)`, `!(x)`): not expanded here.
-                    if !in_dq && ["@(", "+(", "!(", "?(", "*("].iter().any(|o| t.contains(o)) {
-                        w.dynamic = true;
-                        w.text.push_str(t);
-                        w.segs.push(Seg::Unknown);
-                        continue;
-                    }
+                    // Unquoted, glob characters and extended patterns (`@(rm)`, `+(x)`,
+                    // `!(x)`) are expanded against the file system.
                     if !in_dq
                         && (t.contains(['*', '?'])
+                            || ["@(", "+(", "!("].iter().any(|o| t.contains(o))
                             || t.find('[')
                                 .is_some_and(|i| t.get(i + 1..).is_some_and(|r| r.contains(']')))
                             || brace_expansion(t))

@@ -720,13 +720,18 @@ pub(super) fn final_words(words: &[Word]) -> &[Word] {
         .map_or(words, |(_, rest)| rest)
 }
 
-/// Whether a wrapper among the leading words runs the command in another directory
-/// (`env -C`, `sudo -D`).
+/// Whether a wrapper among the leading words runs the command in a directory the
+/// core does not follow (`env -C`, `sudo -D`, `tar -C`). `git -C DIR` with every
+/// `DIR` known is followed instead ([`git_directory_moves`]).
 pub(super) fn words_change_dir(words: &[Word]) -> bool {
     // Each wrapper step, and the program past them (`git -C`, `tar -C`, `make -C`).
     let mut steps: Vec<&[Word]> = strip_steps(words, false).map(|(step, _)| step).collect();
-    steps.push(final_words(words));
+    let last = final_words(words);
+    steps.push(last);
     for step in steps {
+        if std::ptr::eq(step, last) && git_directory_moves(step).is_some() {
+            continue;
+        }
         let name = step.first().map(|w| basename(&w.text)).unwrap_or_default();
         let (letter, long) = match name {
             "env" => ('C', "chdir"),
@@ -740,6 +745,55 @@ pub(super) fn words_change_dir(words: &[Word]) -> bool {
         }
     }
     false
+}
+
+/// git's global options that take a value as the next word.
+pub(super) const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--exec-path",
+    "--config-env",
+    "--super-prefix",
+    "--list-cmds",
+    "--attr-source",
+];
+
+/// `git -C a -C b SUBCOMMAND ...`: the folders git's global `-C` options move it to,
+/// in order, each taken from the one before (as git does); empty when there is none.
+/// `None` when `words` is not git, or a folder is known only at run time (then the
+/// folder git runs in is unknown). SPEC §4 "Read and Edit rules meet shell commands".
+pub(super) fn git_directory_moves(words: &[Word]) -> Option<Vec<String>> {
+    let (first, tail) = words.split_first()?;
+    if basename(&first.text) != "git" || first.dynamic {
+        return None;
+    }
+    let mut moves = Vec::new();
+    let mut i = 0;
+    while let Some(w) = tail.get(i) {
+        let t = w.text.as_str();
+        if w.dynamic {
+            // An option known only at run time may be `-C`.
+            return None;
+        }
+        if t == "-C" {
+            let dir = tail.get(i + 1)?;
+            if dir.dynamic {
+                return None;
+            }
+            moves.push(dir.text.clone());
+            i += 2;
+        } else if GIT_OPTIONS_WITH_VALUE.contains(&t) {
+            i += 2;
+        } else if t.starts_with('-') && t.len() > 1 {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    Some(moves)
 }
 
 /// `words` with every word `xargs -I R` (or `-i`, `--replace`) replaces marked as
