@@ -742,6 +742,109 @@ CDPATH_FC_BENIGN = [
     B("history -p '!!'", ALLOW, note="history -p prints its expansion, runs nothing"),
 ]
 
+SWEEP = "a sweep of bash's manual for the rest of the two kinds: every place a word is evaluated as arithmetic (for (( )), bash's own integer variables RANDOM, SRANDOM, OPTIND and HISTCMD, subscripts in local and ${a[i]:=v} and ${#a[i]}, the prompt expansion ${v@P}) and every place a string is run later (PROMPT_COMMAND, PS0, PS1, PS2 in an interactive child shell, command_not_found_handle, BASH_ENV and ENV for a child shell, exported functions, the command hash table, cdable_vars for cd)"
+SWEEP_ALLOW = ["Bash(bash:*)", "Bash(sh:*)", "Bash(env:*)", "Bash(export:*)", "Bash(read:*)",
+               "Bash(hash:*)", "Bash(shopt:*)", "Bash(cd:*)", "Bash(test:*)", "Bash(select:*)"]
+SWEEP_ATTACKS = [
+    # arithmetic
+    A(X + "for ((i=x; i<1; i++)); do :; done", "deny", RM),
+    A(X + "for ((i=0; i<x; i++)); do :; done", "deny", RM),
+    A(X + "RANDOM=x", "deny", RM, note="RANDOM carries the integer attribute from bash itself"),
+    A(X + "SRANDOM=$x", "deny", RM),
+    A(X + "OPTIND=x", "deny", RM),
+    A(X + "HISTCMD=x", "deny", RM),
+    A(X + "export OPTIND=x", "deny", RM),
+    A(X + "for RANDOM in x; do :; done", "deny", RM),
+    A(X + "read RANDOM <<< \"$x\"", "unc", RM, note="the value read is not known to the core"),
+    A(X + "printf -v OPTIND %s \"$x\"", "unc", RM),
+    A(X + "declare -n r=RANDOM; r=x", "unc", RM),
+    A(X + "f(){ local a[x]=1; }; f", "unc", RM),
+    A(X + ": ${a[x]:=1}", "deny", RM),
+    A(X + "a=(1); echo ${#a[x]}", "deny", RM),
+    A(X + "y=\"${x@P}\"", "deny", RM, note="${v@P} expands the value as a prompt string"),
+    A("y='$(rm -rf build)'; echo \"${y@P}\"", "deny", RM),
+    A("y='$(rm -rf build)'; echo \"${y@P}\"", "deny", RM, mode="bypassPermissions"),
+    # strings run later
+    A("PROMPT_COMMAND='rm -rf build' bash -i <<< ''", "deny", RM,
+      note="an interactive child shell runs PROMPT_COMMAND before each prompt"),
+    A("export PROMPT_COMMAND=('rm -rf build'); bash -i <<< ''", "deny", RM),
+    A("PS0='$(rm -rf build)' bash -i <<< 'true'", "deny", RM),
+    A("PS1='$(rm -rf build)' bash -i <<< ''", "deny", RM),
+    A("export PS2='$(rm -rf build)'; bash -i <<< 'echo \"'", "deny", RM),
+    A("bash -i <<< ''", "unc", RM, note="an interactive shell reads ~/.bashrc, which the core does not read"),
+    A("echo 'rm -rf build' > .bashrc; HOME=. bash -i <<< ''", "unc", RM),
+    A("function command_not_found_handle { rm -rf build; }; nosuch", "deny", RM),
+    A("command_not_found_handle(){ shift; \"$@\"; }; x rm -rf build", "unc", RM,
+      note="the handler runs the words of a command not found"),
+    A("BASH_ENV=setup.sh bash -c :", "unc", RM, note="a non-interactive bash sources $BASH_ENV"),
+    A("ENV=setup.sh sh -i <<< ''", "unc", RM, note="an interactive sh sources $ENV"),
+    A("env 'BASH_FUNC_ls%%=() { rm -rf build; }' bash -c ls", "unc", RM,
+      note="a function exported through the environment"),
+    A("ls(){ rm -rf build; }; export -f ls; bash -c ls", "deny", RM),
+    A("hash -p /bin/rm ls; ls -rf build", "deny", RM, note="the hash table names the program a word runs"),
+    A("BASH_CMDS[ls]=/bin/rm; ls -rf build", "deny", RM),
+    A("BASH_CMDS=([ls]=/bin/rm); ls -rf build", "unc", RM),
+    A("shopt -s expand_aliases; BASH_ALIASES[ls]='rm -rf build'\nls", "unc", RM),
+    A("shopt -s cdable_vars; v=build; cd v && rm x", "deny", RM),
+    A("shopt -s cdable_vars; v=secrets; cd v && cat key.pem", "unc", SECRETS,
+      note="with cdable_vars, cd to a name that is no folder goes to the variable's value"),
+]
+SWEEP_BENIGN = [
+    B(X + "test \"$x\" -eq 1", ALLOW,
+      note="test's integer operators read numbers, not arithmetic (bash 5.2 runs nothing): no code, allowed by Bash(test:*)"),
+    B(X + "[ \"$x\" -lt 1 ]", PLAIN_ASK, note="no code: a plain ask, as for any [ no rule allows"),
+    B("for ((i=0; i<3; i++)); do echo $i; done", ALLOW),
+    B("RANDOM=42; echo $RANDOM", ALLOW),
+]
+
+EXTGIT = "extended patterns (@(…), ?(…), *(…), +(…), !(…)) are expanded against the file system as globs are, whether or not shopt -s extglob is in sight, and a program that globs to several paths is unknown (the locale orders them); git's -C folders are followed in turn, and --git-dir and --work-tree are read whole"
+EXTGIT_ALLOW = ["Bash(git:*)", "Bash(shopt:*)", "Bash(sudo:*)"]
+EXTGLOB_GIT = [
+    A("shopt -s extglob; /bin/@(rm) -rf build", "deny", RM),
+    A("shopt -s extglob; /bin/@(rm) -rf build", "deny", RM, mode="bypassPermissions"),
+    A("shopt -s extglob\n/bin/@(rm) -rf build", "deny", RM),
+    A("/bin/@(rm) -rf build", "deny", RM, note="no shopt in sight: the person's shell may have it on"),
+    A("/bin/+(r)m -rf build", "deny", RM),
+    A("/bin/r@(m|zzz) -rf build", "deny", RM),
+    A("/bin/?(x)rm -rf build", "deny", RM),
+    A("/bin/*(r)m -rf build", "deny", RM),
+    A("/bin/@(r)@(m) -rf build", "deny", RM),
+    A("/bin/@(@(r)m) -rf build", "deny", RM),
+    A("sudo /bin/@(rm) -rf build", "deny", RM),
+    A("shopt -s extglob; x='@(rm)'; /bin/$x -rf build", "held", RM),
+    A("shopt -s extglob; /bin/!(ls) -rf build", "unc", RM,
+      note="the program is the first of many matches, in an order the locale decides"),
+    A("/bin/r[ms]* -rf build", "unc", RM),
+    A("shopt -s extglob; cat @(secrets)/key.pem", "deny", SECRETS),
+    A("cat +(secrets|x)/key.pem", "deny", SECRETS),
+    A("cat secrets/!(z)", "deny", SECRETS),
+    A("cat */!(a.o)", "deny", SECRETS),
+    A("cat @(secret)s/key.pem", "deny", SECRETS),
+    A("cat *(s)ecrets/*.@(pem|key)", "deny", SECRETS),
+    A("git -C secrets diff --no-index key.pem /dev/null", "deny", SECRETS),
+    A("git -C secrets diff --no-index key.pem /dev/null", "deny", SECRETS, user_mode="bypassPermissions"),
+    A("git -C secrets show HEAD:key.pem", "deny", SECRETS),
+    A("git -C secrets cat-file -p HEAD:key.pem", "deny", SECRETS),
+    A("git -C secrets grep BEGIN", "deny", SECRETS),
+    A("git -C secrets blame key.pem", "deny", SECRETS),
+    A("git -C x diff --no-index ../secrets/key.pem key.pem", "deny", SECRETS),
+    A("git -C x -C ../secrets diff --no-index key.pem /dev/null", "deny", SECRETS,
+      note="each -C is taken from the one before"),
+    A("git -C secrets -C .. diff --no-index secrets/key.pem x/key.pem", "deny", SECRETS),
+    A("cd x && git -C ../secrets show HEAD:key.pem", "deny", SECRETS),
+    A("sudo git -C secrets show HEAD:key.pem", "deny", SECRETS),
+    A("git --git-dir=secrets/.git log -p", "deny", SECRETS, note="the repository's objects are read"),
+    A("git --work-tree secrets grep BEGIN", "deny", SECRETS),
+    A("git --work-tree=secrets archive HEAD", "deny", SECRETS),
+    A("git -C \"$D\" diff --no-index key.pem /dev/null", "unc", SECRETS),
+]
+EXTGLOB_GIT_BENIGN = [
+    B("shopt -s extglob; ls @(README).md", ALLOW),
+    B("cat !(secrets)/key.pem", ALLOW, note="!(secrets) leaves secrets/ out"),
+    B("git -C x log", ALLOW),
+    B("git -C x diff --no-index key.pem /dev/null", ALLOW),
+]
+
 FAMILIES = [
     ("shell-arithmetic.json", "arithmetic", ARITH, ARITHMETIC, ARITHMETIC_BENIGN, []),
     ("shell-arithmetic-2.json", "arithmetic 2", ARITH2, ARITHMETIC_2, ARITHMETIC_2_BENIGN,
@@ -758,6 +861,9 @@ FAMILIES = [
     ("shell-interpreters.json", "inline code", INT, INTERPRETERS, INTERPRETERS_BENIGN,
      INTERP_ALLOW),
     ("shell-cdpath-fc.json", "cdpath and history", CDP, CDPATH_FC, CDPATH_FC_BENIGN, CDP_ALLOW),
+    ("shell-sweep.json", "manual sweep", SWEEP, SWEEP_ATTACKS, SWEEP_BENIGN, SWEEP_ALLOW),
+    ("shell-extglob-git.json", "extglob and git -C", EXTGIT, EXTGLOB_GIT, EXTGLOB_GIT_BENIGN,
+     EXTGIT_ALLOW),
 ]
 
 
