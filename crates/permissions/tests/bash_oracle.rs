@@ -11,7 +11,12 @@
 //! length (`${@:x}`, `${*:0:x}`, `${v[@]:x:1}`), an array assignment's subscript
 //! (`b=([x]=1)`, `b+=(...)`, `declare -a b=(...)`, `b[x]=1`) or an assignment to an
 //! integer variable (`y=x`, `export y=x`, `for y in x`, `${y:=x}`, `read`, `printf -v`,
-//! `mapfile`, `getopts`, `eval`) or through a nameref; inline interpreter code; paths
+//! `mapfile`, `getopts`, `eval`) or through a nameref, to one of bash's own integers
+//! (`RANDOM=x`, `export OPTIND=x`, `read RANDOM`), by `for ((…))`, `${x@P}`,
+//! `${#a[x]}`, `${a[x]:=1}` or `local a[x]=1`; strings run later by an interactive
+//! child shell (`PROMPT_COMMAND`, `PS0`), `command_not_found_handle` or an exported
+//! function; program words and paths written as extended patterns (`@(rm)`,
+//! `+(r)m`, `!(x|…)`, after `shopt -s extglob`); inline interpreter code; paths
 //! to `secrets/key.pem` through globs, braces, `~+`, `$PWD`, variables, `cd`, `cd`
 //! through `CDPATH`, `pushd`'s stack; the file
 //! commands `cat`, `head`, `tail`, `grep`, `grep -r`, `rg`).
@@ -118,6 +123,10 @@ const PROGRAM_FORMS: &[&str] = &[
     "for",
     "default-of-unset",
     "substitution",
+    "extglob-at",
+    "extglob-alt",
+    "extglob-plus",
+    "extglob-optional",
 ];
 
 /// A file command and its fixed arguments; `folder` ones read folders whole.
@@ -161,6 +170,8 @@ const PATH_FORMS: &[&str] = &[
     "pushd-rotate",
     "pushd-n",
     "pushd-tilde",
+    "extglob",
+    "extglob-not",
 ];
 
 const INLINE: &[&str] = &["python3 -c", "perl -e", "node -e"];
@@ -220,6 +231,18 @@ const CONTAINERS: &[&str] = &[
     "fc",
     "fc-e",
     "histexpand",
+    "random-assign",
+    "optind-export",
+    "special-integer-read",
+    "arith-for",
+    "prompt-expansion",
+    "length-subscript",
+    "default-subscript",
+    "local-subscript",
+    "prompt-command",
+    "ps0",
+    "not-found-handler",
+    "exported-function",
 ];
 
 #[derive(Debug, Clone)]
@@ -320,6 +343,17 @@ fn program_command(p: &str, args: &str, form: &str, wrapper: &str) -> Simple {
         }
         "default-of-unset" => format!("${{NOPE:-{p}}}"),
         "substitution" => format!("$(echo {p})"),
+        // Extended patterns: bash parses a line whole before running it, so the
+        // option is set on a line of its own.
+        "extglob-at" | "extglob-alt" | "extglob-plus" | "extglob-optional" => {
+            setup = "shopt -s extglob\n".to_owned();
+            match form {
+                "extglob-at" => format!("shims/@({p})"),
+                "extglob-alt" => format!("shims/@({p}|nosuch)"),
+                "extglob-plus" => format!("shims/+({first}){rest}"),
+                _ => format!("shims/?(zz){p}"),
+            }
+        }
         other => panic!("program form {other}"),
     };
     Simple {
@@ -416,6 +450,14 @@ fn read_command(cmd: &str, form: &str, wrapper: &str) -> Simple {
             setup = "pushd -n x && ".to_owned();
             ("secrets/key.pem", "secrets")
         }
+        "extglob" => {
+            setup = "shopt -s extglob\n".to_owned();
+            ("@(secrets|nosuch)/key.pem", "@(secrets)")
+        }
+        "extglob-not" => {
+            setup = "shopt -s extglob\n".to_owned();
+            ("!(x|build|home|shims)/key.pem", "!(x|build|home|shims)")
+        }
         other => panic!("path form {other}"),
     };
     let path = if folder { dir } else { file };
@@ -507,6 +549,13 @@ fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bo
         "fc" => format!("history -s {}; fc -s", sq(&inner)),
         "fc-e" => format!("history -s :; fc -e {} -1", sq(&format!("{inner};"))),
         "histexpand" => format!("set -o history -H; history -s {}\n!!", sq(&inner)),
+        // Strings an interactive child shell, a handler or an exported function runs.
+        "prompt-command" => format!("PROMPT_COMMAND={} bash -i <<< ''", sq(&inner)),
+        "ps0" => format!("PS0={} bash -i <<< true", sq(&format!("$({inner})"))),
+        "not-found-handler" => {
+            format!("command_not_found_handle() {{ {inner}; }}; nosuch_program")
+        }
+        "exported-function" => format!("f() {{ {inner}; }}; export -f f; bash -c f"),
         // A variable holding `a[$(...)]`, then a place bash evaluates it as arithmetic.
         arith => {
             let x = format!("x={}; ", sq(&format!("a[$({inner})]")));
@@ -528,6 +577,15 @@ fn build(a: &Action, wrapper: &'static str, container: &'static str, outside: bo
                 "integer-getopts" => "declare -i y; getopts x y -x",
                 "integer-eval" => "declare -i y; eval 'y=x'",
                 "nameref-subscript" => "declare -n r=x; (( r ))",
+                // bash's own integers, and the other places the manual evaluates.
+                "random-assign" => "RANDOM=x",
+                "optind-export" => "export OPTIND=x",
+                "special-integer-read" => "read RANDOM <<< x",
+                "arith-for" => "for ((i=x; i<1; i++)); do :; done",
+                "prompt-expansion" => "y=\"${x@P}\"",
+                "length-subscript" => "a=(1); echo ${#a[x]}",
+                "default-subscript" => ": ${a[x]:=1}",
+                "local-subscript" => "f() { local a[x]=1; }; f",
                 other => panic!("container {other}"),
             };
             format!("{x}{tail}")
