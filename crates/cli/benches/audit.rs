@@ -1,4 +1,4 @@
-//! `sec-default audit` time against the policy's size (issue #17 item 4: linear, and
+//! `sec-default audit` time against the policy's size (target: linear, and
 //! 30,000 rules in at most 10 s on the project's 2-core machine). divan prints the time
 //! of one audit, as a process, of a generated policy of `n` deny and ask rules: a mix
 //! of the shapes real policies write (`Bash(tool:*)`, `Bash(git push --force-n *)`,

@@ -1,4 +1,4 @@
-//! `sec-default check` end to end as a process (issue #15 target: under 20 ms on the
+//! `sec-default check` end to end as a process (target: under 20 ms on the
 //! project's machine): the binary started, the settings read, the call explained, the
 //! output written. Run with `cargo bench -p sec-default-cli --bench check`.
 

@@ -1,4 +1,4 @@
-//! `sec-default replay` throughput as a process (issue #16 targets: 20,000 tool calls a
+//! `sec-default replay` throughput as a process (targets: 20,000 tool calls a
 //! second over the real transcripts, parsing included, and 100,000 a second over calls
 //! already extracted, on one core, with the security default seated and a 100-rule
 //! policy). divan prints the rate as items (tool calls) a second.

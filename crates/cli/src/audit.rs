@@ -1,6 +1,6 @@
 //! `sec-default audit`: runs a built-in catalogue of attacks against a managed
 //! settings folder, each with and without the security default seated, and reports
-//! what holds (issue #2 item 7; SPEC §0, §2, §3, §5).
+//! what holds (SPEC §0, §2, §3, §5).
 //!
 //! Each attack is derived from the policy it runs on and judged by its own oracle,
 //! independent of the security default's predicates (see [`attacks`]). The report
@@ -11,9 +11,9 @@
 
 /// The attack catalogue and its oracles (SPEC §3, §5).
 mod attacks;
-/// The engine's other controls, exercised (issue #17 item 3).
+/// The engine's other controls, exercised.
 mod controls;
-/// A person's real mods, seated in the audit (issue #14 item 2).
+/// A person's real mods, seated in the audit.
 pub(crate) mod person;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
@@ -35,19 +35,19 @@ const WIDTH: usize = 100;
 /// Column widths: attack, unseated, seated (the result column is last).
 const COLUMNS: [usize; 3] = [44, 22, 22];
 
-/// Which managed folder the audit reads (issue #2 item 7, SPEC §2.1 "Locations").
+/// Which managed folder the audit reads (SPEC §2.1 "Locations").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AuditSource {
     /// A folder named with `--managed`; it must exist (bad input otherwise).
     Folder(PathBuf),
     /// The platform folder; when it does not exist, the audit runs on the empty policy
-    /// the engine reads there and says so, as `policy show` does (issue #8 item 4).
+    /// the engine reads there and says so, as `policy show` does.
     Platform(PathBuf),
     /// The example policy embedded in the binary (`examples/managed/`, `--example`).
     Embedded,
 }
 
-/// Why the audit could not run (issue #2 item 7 exit codes).
+/// Why the audit could not run, each with its exit code.
 #[derive(Debug, Clone)]
 pub(crate) enum AuditError {
     /// The managed policy cannot be read (exit 3); the message names the file and
@@ -72,7 +72,7 @@ impl fmt::Display for AuditError {
 /// An ordinary error, so callers may box it.
 impl std::error::Error for AuditError {}
 
-/// The error as the CLI reports it (issue #8 item 4).
+/// The error as the CLI reports it.
 impl AuditError {
     /// The file, position, reason and exit code (2 bad input, 3 unreadable policy).
     pub(crate) fn to_cli_error(&self, source: &AuditSource) -> crate::error::CliError {
@@ -89,7 +89,7 @@ impl AuditError {
     }
 }
 
-/// One attack, run twice (issue #2 item 7).
+/// One attack, run twice.
 #[derive(Debug, Clone)]
 struct Row {
     /// The attack's family.
@@ -106,7 +106,7 @@ struct Row {
 
 /// The result of a row.
 impl Row {
-    /// `HOLDS` when the seated arm passed its oracle, `BREACH` otherwise (issue #2 item 7).
+    /// `HOLDS` when the seated arm passed its oracle, `BREACH` otherwise.
     fn verdict(&self) -> &'static str {
         if self.seated.held {
             "HOLDS"
@@ -116,7 +116,7 @@ impl Row {
     }
 }
 
-/// One managed classic hook and the attacks it met (issue #8 item 3).
+/// One managed classic hook and the attacks it met.
 #[derive(Debug, Clone)]
 struct HookRow {
     /// The classic event (`PreToolUse`, `PostToolUse`, ...).
@@ -138,7 +138,7 @@ struct HookRow {
     rows: usize,
 }
 
-/// The rule attacks run again in one mode a person could start in (issue #17 item 3).
+/// The rule attacks run again in one mode a person could start in.
 #[derive(Debug, Clone)]
 struct ModeRow {
     /// The mode.
@@ -150,7 +150,7 @@ struct ModeRow {
     breached: Vec<(usize, String)>,
 }
 
-/// What `sec-default audit` found (issue #2 item 7): the rows of the attack table,
+/// What `sec-default audit` found: the rows of the attack table,
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
 pub(crate) struct AuditReport {
@@ -167,36 +167,36 @@ pub(crate) struct AuditReport {
     /// The attacks, in catalogue order.
     rows: Vec<Row>,
     /// Deny/ask rules no synthesized call could exercise, and the controls the audit
-    /// could not exercise, by name (issue #17 item 3).
+    /// could not exercise, by name.
     not_exercised: Vec<NotExercised>,
-    /// Deny/ask rules no realistic call meets (issue #17 item 2).
+    /// Deny/ask rules no realistic call meets.
     inert: Vec<attacks::Inert>,
-    /// Deny/ask rules a command the shell runs the same gets around (issue #17 item 2).
+    /// Deny/ask rules a command the shell runs the same gets around.
     evaded: Vec<attacks::Evaded>,
     /// How the policy's classic hooks were run: not at all, or sandboxed with a cap.
     hook_runner: HookRunner,
     /// The policy's classic hooks, each with the attacks it met.
     hooks: Vec<HookRow>,
-    /// The engine's other controls the policy sets, exercised (issue #17 item 3).
+    /// The engine's other controls the policy sets, exercised.
     controls: Vec<controls::Control>,
-    /// The rule attacks in every mode a person could start in (issue #17 item 3).
+    /// The rule attacks in every mode a person could start in.
     modes: Vec<ModeRow>,
     /// The mode a session starts in when a person gives none.
     start_mode: permissions::Mode,
     /// What the policy itself leaves open.
     advice: Vec<String>,
     /// Every warning the policy read gave, as `policy show` lists them: salvage and
-    /// rule warnings (SPEC §2.1, §4; issue #17 item 1).
+    /// rule warnings (SPEC §2.1, §4).
     warnings: Vec<crate::policy_show::WarningView>,
     /// Whether a person's mods were given (`--plugin-dir`, `--settings`).
     person_given: bool,
-    /// A person's mods, each run alone against the audit's calls (issue #14 item 2).
+    /// A person's mods, each run alone against the audit's calls.
     person_mods: Vec<person::ModReport>,
     /// The loader's lines about the ids of a person's it skipped.
     loading_lines: Vec<String>,
 }
 
-/// Counts, the human table and the JSON form of the report (issue #2 item 7).
+/// Counts, the human table and the JSON form of the report.
 impl AuditReport {
     /// How many attacks the seated session did not hold: the exit code is 1 when
     /// this is not 0.
@@ -668,8 +668,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
     lines
 }
 
-/// Runs the audit on `source` (issue #2 item 7), the policy's classic hooks run as
-/// `hooks` says (issue #8 item 3: `NotRun` unless `--run-hooks`; `Normal` is read as
+/// Runs the audit on `source`, the policy's classic hooks run as
+/// `hooks` says (`NotRun` unless `--run-hooks`; `Normal` is read as
 /// `NotRun`, since the audit never runs a policy's commands as a session would).
 ///
 /// # Errors
@@ -691,7 +691,7 @@ pub(crate) fn run(
     })
 }
 
-/// Runs `work` on the managed folder `source` names (issue #2 item 7): the folder
+/// Runs `work` on the managed folder `source` names: the folder
 /// given (it must exist and be a folder), the platform folder (an empty one in its
 /// place when it does not exist), or the embedded example written out; with the
 /// report's first line, the source's kind and the folder to show.
@@ -748,7 +748,7 @@ fn with_folder<T>(
 }
 
 /// What the security default holds over a person's mods under the policy `source`
-/// names (`mods check --managed`, issue #14 item 3): each mod run alone against the
+/// names (`mods check --managed`): each mod run alone against the
 /// audit's calls, unseated and seated; with the policy's first line.
 ///
 /// # Errors
@@ -845,7 +845,7 @@ fn audit_folder(
     };
     let listed = || person.listed();
     let start_mode = oracle.session().core().facts().mode;
-    // Two threads, one per core (issue #17 item 4), each taking every other attack
+    // Two threads, one per core, each taking every other attack
     // with sessions of its own; each attack runs in every mode right after its row, so
     // its command is parsed once, not once per pass over the whole catalogue.
     // The policy's own hooks, when run, run one at a time, as in a session.
@@ -942,8 +942,8 @@ struct Part {
 }
 
 /// Runs every other attack of `catalogue` from `first` (0 or 1) unseated and seated,
-/// and each lifting rule attack again, seated, in every mode of `modes` (issue #17
-/// items 3 and 4), in sessions of its own.
+/// and each lifting rule attack again, seated, in every mode of `modes`,
+/// in sessions of its own.
 fn run_part(
     folder: &Path,
     hooks: HookRunner,
@@ -1072,7 +1072,7 @@ fn seating(policy: &Policy, seated: bool) -> String {
     }
 }
 
-/// What the policy itself leaves open: advice, not breaches (issue #2 item 7).
+/// What the policy itself leaves open: advice, not breaches.
 fn advice(policy: &Policy, m: &ManagedSettings) -> Vec<String> {
     let mut out = Vec::new();
     let listed_prepend = policy.settings.contains_key("prependPlugins");

@@ -1,5 +1,5 @@
 //! `sec-default check TOOL INPUT` / `check 'Tool(spec)'`: the verdict the machine's
-//! settings give one call, and why (issue #15 item 1; SPEC §1.6, §3.6, §4).
+//! settings give one call, and why (SPEC §1.6, §3.6, §4).
 //!
 //! It reads the sources a session reads (the managed folder, `~/.claude/settings.json`,
 //! the project's `.claude/settings.json` and `.claude/settings.local.json`, `--settings`),
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// The most parts of a shell command itemized with the rules each meets.
 const MAX_PARTS: usize = 64;
 
-/// What `check` reads (issue #15 item 1): the call and every source, each overridable.
+/// What `check` reads: the call and every source, each overridable.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CheckArgs {
     /// `TOOL INPUT` (two words) or `Tool(spec)` (one).
@@ -42,7 +42,7 @@ pub(crate) struct CheckArgs {
     pub cwd: Option<PathBuf>,
     /// The mode the session was given (default: as SPEC §4 "Mode at start" says).
     pub mode: Option<String>,
-    /// Append the decision to this hash-chained log (issue #15 item 2).
+    /// Append the decision to this hash-chained log.
     pub log: Option<PathBuf>,
     /// How the classic hooks' commands run: not at all (the default), or sandboxed as
     /// `audit --run-hooks` runs them.
@@ -294,7 +294,7 @@ fn meets(
     (v.rule.as_deref() == Some(rule.text.as_str())).then_some(v.uncertain)
 }
 
-/// Runs `check` (issue #15 item 1). Exit 0 with the verdict; 2 bad input (a call that
+/// Runs `check`. Exit 0 with the verdict; 2 bad input (a call that
 /// cannot be read: the engine's verdict for it is still printed); 3 the managed policy
 /// cannot be read (it counts as in force, and the verdict says what that does).
 pub(crate) fn run(args: &CheckArgs) -> u8 {
@@ -474,7 +474,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     }
 }
 
-/// `sec-default log verify FILE` (issue #15 item 2): exit 0 with the number of lines
+/// `sec-default log verify FILE`: exit 0 with the number of lines
 /// when the chain holds; 1 naming the first line that breaks it (not JSON, no `prev`, a
 /// `prev` that is not the line before's hash); 2 when the file cannot be opened.
 pub(crate) fn verify(file: &Path, json: bool) -> u8 {

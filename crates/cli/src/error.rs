@@ -1,4 +1,4 @@
-//! Errors as the CLI reports them (issue #8 item 4): a line naming the file, the
+//! Errors as the CLI reports them: a line naming the file, the
 //! position and the reason on standard error, and with `--json` one JSON error object
 //! on standard output, each with the exit code of `main`'s table.
 

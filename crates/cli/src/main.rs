@@ -265,7 +265,7 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
 
 /// A progress bar on standard error when it is a terminal, drawn with `template`
 /// (indicatif's); hidden when standard error is piped or a file, so reports and
-/// snapshots never carry it (issue #16, #17 item 4).
+/// snapshots never carry it.
 pub(crate) fn progress_bar(total: u64, template: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {

@@ -1,7 +1,7 @@
 //! `sec-default mods check DIR`: what a mod hooks, which `$` calls it makes, which
 //! environment variables it reads and writes, which options it takes, or why it cannot
 //! load; and, with `--managed DIR` or `--example`, what the security default would hold
-//! over it under that policy (issue #14 item 3; SPEC §6; reference §8 `claude plugin
+//! over it under that policy (SPEC §6; reference §8 `claude plugin
 //! validate`).
 //!
 //! Exit codes: 0 the mod loads and has no errors (and, under a policy, nothing it did

@@ -1,4 +1,4 @@
-//! Standard output as Unix tools use it (issue #8 item 4): every write is checked, and
+//! Standard output as Unix tools use it: every write is checked, and
 //! a reader that went away (`| head`) ends the command quietly with the exit code of
 //! what it had done, never a panic.
 

@@ -78,7 +78,7 @@ pub(crate) fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
     }
 }
 
-/// Which managed folder was read, as `audit --json` says it (issue #8 item 4).
+/// Which managed folder was read, as `audit --json` says it.
 #[derive(Debug, Serialize)]
 pub(crate) struct SourceOfRead {
     /// `folder` (`--managed`), `platform` or `embedded` (`--example`).

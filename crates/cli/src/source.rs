@@ -1,5 +1,5 @@
 //! Which managed folder a command reads, and the first line that says so (SPEC §2.1
-//! "Locations"; issue #8 item 4: with no managed folder, `audit` and `policy show`
+//! "Locations": with no managed folder, `audit` and `policy show`
 //! read the same thing and say so on their first line).
 //!
 //! - `--managed DIR`: that folder; it must exist (bad input otherwise).

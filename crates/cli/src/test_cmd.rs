@@ -1,4 +1,4 @@
-//! `sec-default test PATH...` (SCENARIOS.md "Running"; issue #8 item 4): every file
+//! `sec-default test PATH...` (SCENARIOS.md "Running"): every file
 //! is loaded first and every invalid one reported (file, position, reason), the valid
 //! ones still run, each scenario's line printed as it finishes; an invalid file, or a
 //! path holding no scenario at all, makes the exit code 2 at the end.

@@ -1,5 +1,5 @@
 //! The `sec-default` binary as an administrator runs it: `policy show` on every real
-//! managed folder, `test` on the shared cases, and the exit codes of issue #2.
+//! managed folder, `test` on the shared cases, and its exit codes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -602,7 +602,7 @@ fn test_prints_each_scenarios_line_as_it_finishes() {
     );
 }
 
-/// `mods check` (issue #14 item 3): what a mod hooks and calls, why a broken one cannot
+/// `mods check`: what a mod hooks and calls, why a broken one cannot
 /// load, and under a policy what the security default holds over it.
 #[test]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -682,7 +682,7 @@ fn mods_check_reports_hooks_calls_load_errors_and_holds() {
         .any(|l| l.as_str().unwrap().contains("set LD_PRELOAD: refused")));
 }
 
-/// `audit --plugin-dir` (issue #14 item 2): a person's real mods are seated in every
+/// `audit --plugin-dir`: a person's real mods are seated in every
 /// session and each is reported with what held over it; a `--settings` file that is not
 /// JSON is bad input naming its position.
 #[test]
@@ -727,7 +727,7 @@ fn audit_seats_a_persons_real_mods_and_reports_what_held_over_each() {
     );
 }
 
-/// `check` as an administrator runs it (issue #15 item 1): human text and JSON, with the
+/// `check` as an administrator runs it: human text and JSON, with the
 /// file, line and pointer of the rule that decided in managed settings, a drop-in and a
 /// person's settings; the working folder is written `<root>`.
 fn check(args: &[&str]) -> (i32, String) {
@@ -826,7 +826,7 @@ fn check_of_a_call_it_cannot_read_says_so_and_gives_an_ask() {
     assert!(!text.contains("verdict: allow"), "{text}");
 }
 
-/// `check --log` and `log verify` (issue #15 item 2): each check is one line chained to
+/// `check --log` and `log verify`: each check is one line chained to
 /// the one before; an edited line is named by the line after it.
 #[test]
 #[allow(clippy::indexing_slicing)]

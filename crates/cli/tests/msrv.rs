@@ -1,5 +1,5 @@
 //! The minimum Rust version the project declares is the one its locked dependencies
-//! need (issue #8 item 4): the workspace's `rust-version`, the README's "Rust toolchain
+//! need: the workspace's `rust-version`, the README's "Rust toolchain
 //! (X or later", and the highest `rust-version` among the crates `Cargo.lock` pins for
 //! this host are one and the same. Clippy's `incompatible_msrv` lint (on in
 //! `cargo clippy`) checks the workspace's own code against the declared version.

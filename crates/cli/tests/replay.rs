@@ -1,4 +1,4 @@
-//! `sec-default replay` as an administrator runs it (issue #16): the seven real
+//! `sec-default replay` as an administrator runs it: the seven real
 //! transcripts of `shared/real-inputs/transcripts` replayed under real policies, its
 //! `--json` checked against the counts their README gives, a backtest, a person's mod
 //! held, the decision log, and bad input.

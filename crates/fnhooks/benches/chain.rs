@@ -1,4 +1,4 @@
-//! The engine's own cost (issues #4, #11): the no-hook path (an event nobody hooks,
+//! The engine's own cost: the no-hook path (an event nobody hooks,
 //! answered by the core directly, SPEC §1.3) and the cost of one pass-through link, from
 //! chains of 1, 8 and 32 links.
 //!
@@ -72,7 +72,7 @@ fn measured<T>(f: impl FnOnce() -> T) {
 }
 
 /// An event no plugin hooks: the core answers directly (SPEC §1.3). The caller raises
-/// a clone of one event it built before (its fields shared, issue #11), so the figure
+/// a clone of one event it built before (its fields shared), so the figure
 /// is the engine's dispatch and the core's answer, not the making and freeing of the
 /// caller's map.
 #[divan::bench]

@@ -302,7 +302,7 @@ impl Catalogue {
         if received.name != handed.name {
             return false;
         }
-        // The very fields received: a pointer comparison, no walk (issue #11).
+        // The very fields received: a pointer comparison, no walk.
         if Arc::ptr_eq(&received.fields, &handed.fields) {
             return true;
         }

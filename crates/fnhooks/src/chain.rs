@@ -319,7 +319,7 @@ struct Seating {
 /// raises endless names of a hooked family cannot grow it without bound.
 const INDEX_NAMES: usize = 1024;
 
-/// The links of each event name, found once per seating (issue #11: a raise does not
+/// The links of each event name, found once per seating (a raise does not
 /// rescan every registration of every plugin). Filled as names are raised, emptied at
 /// every seat and unseat.
 #[derive(Default)]
@@ -1257,7 +1257,7 @@ impl Next {
     /// `next`/`next.to` run, answered the very value its own `next` answered: then the
     /// run's answer is the core's, unchanged by any link, and no entry of
     /// [`Next::trace`] rewrote anything. A walk of pointer
-    /// comparisons over the trace in place, with no entry copied (issue #11). `false`
+    /// comparisons over the trace in place, with no entry copied. `false`
     /// before any call, and when a link answered anything of its own (a fail-closed
     /// answer included).
     #[must_use]

@@ -114,7 +114,7 @@ impl fmt::Display for EventName {
 /// Cloning an event copies nothing: the name and the fields are shared, and a hook that
 /// writes a field ([`Event::fields_mut`]) copies them first (copy on write), so a
 /// pass-through hook hands on the very fields it received and the engine's pin check is
-/// a pointer comparison (DESIGN; issue #11).
+/// a pointer comparison (DESIGN).
 #[derive(Debug, Clone)]
 pub struct Event {
     /// The event's name, e.g. `tool.check`.

@@ -1,4 +1,4 @@
-//! An answer's value, shared copy-on-write (issue #11: a pass-through hook copies
+//! An answer's value, shared copy-on-write (a pass-through hook copies
 //! nothing, and the trace holds what each link answered without a copy of it).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -1,4 +1,4 @@
-//! One raise's chain run and its driver (SPEC §1.1, §1.2, §1.8, §1.9; issue #11).
+//! One raise's chain run and its driver (SPEC §1.1, §1.2, §1.8, §1.9).
 //!
 //! The driver is a trampoline: it owns every running link's future in a stack of its
 //! own, on the heap, and polls one at a time. A hook's `next(e)` does not poll the rest of

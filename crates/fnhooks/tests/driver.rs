@@ -1,4 +1,4 @@
-//! The chain driver (issue #11): a chain's length does not grow the stack, handing an
+//! The chain driver: a chain's length does not grow the stack, handing an
 //! event on copies nothing, and `next` behaves as a future should: awaited anywhere,
 //! twice at once, awaited in any order, dropped halfway, or kept past its hook's answer
 //! (SPEC §1.1); and the link index follows seats, reloads and unseats.
@@ -475,7 +475,7 @@ fn a_reload_at_another_tier_moves_the_plugin_to_that_tier() {
 }
 
 /// The link index keeps what each name found across seats that cannot touch it, and
-/// finds anew what they can (issue #11: seating stays linear).
+/// finds anew what they can (seating stays linear).
 #[test]
 fn the_link_index_follows_seats_reloads_and_unseats() {
     let (engine, _) = engine();

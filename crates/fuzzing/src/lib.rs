@@ -1,6 +1,5 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod fold_target;
 mod json_target;

@@ -99,7 +99,7 @@ pub struct Found {
     /// `appendPlugins` whose copy could not be read (not in its marketplace, a manifest
     /// that is not JSON, ...): it is still the organization's, so it is listed as a
     /// module that could not be loaded, and its `tool.check` link stands as SPEC §1.8's
-    /// unchecked deny (issue #14 "Bad input": fail closed). Always `None` for a person's.
+    /// unchecked deny (bad input fails closed). Always `None` for a person's.
     pub unreadable: Option<String>,
 }
 

@@ -208,7 +208,7 @@ fn the_organizations_own_plugin_whose_copy_cannot_be_read_stays_listed_as_failed
     // Enabled with true, in a directory marketplace managed settings name, read in
     // place: the organization's own. A copy that cannot be read does not make it an id
     // to skip (the session would then run without the policy it carries): it is listed,
-    // in its tier, as unreadable, with why (issue #14 "Bad input", SPEC §1.8).
+    // in its tier, as unreadable, with why (bad input fails closed, SPEC §1.8).
     type Change = Box<dyn Fn(&mut Machine)>;
     let cases: Vec<(&str, Change, &str)> = vec![
         (

@@ -1,4 +1,4 @@
-//! The JS link's cost on the chain's thread (issue #12 targets): a pass-through mod link
+//! The JS link's cost on the chain's thread, against its targets: a pass-through mod link
 //! (Rust → JS → `next` → Rust → JS → back) against a pass-through Rust link in the same
 //! chain, a rewriting mod link, activating a mod, and (printed before the benches) the
 //! JavaScript engine's own count of the memory an idle mod holds.
@@ -133,15 +133,15 @@ fn resident_kib() -> u64 {
 }
 
 /// The thread hop alone, 1,000 times (read the figure in ms as µs a hop): an empty job
-/// to a worker's thread and back (issue #13: the hop is reported apart from the call;
+/// to a worker's thread and back (the hop is reported apart from the call;
 /// the worker's start is spread over the 1,000).
 #[divan::bench]
 fn worker_hop_x1000(bencher: Bencher) {
     bencher.bench_local(|| measured(|| mods::worker_round_trips(1000).unwrap()));
 }
 
-/// A worker torn down and a fresh one started with the mod admitted again (issue #13
-/// target ≤ 50 ms): dropping a mod's runtime and its thread, then a new worker, runtime
+/// A worker torn down and a fresh one started with the mod admitted again (target
+/// ≤ 50 ms): dropping a mod's runtime and its thread, then a new worker, runtime
 /// and `register`.
 #[divan::bench]
 fn teardown_and_respawn(bencher: Bencher) {

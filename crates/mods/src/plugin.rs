@@ -126,7 +126,7 @@ impl ModPlugin {
     }
 
     /// [`ModPlugin::activate`], with the runtime's own count of the memory it holds
-    /// after activation, in bytes (issue #12 target: ≤ 1 MiB an idle mod).
+    /// after activation, in bytes (target: ≤ 1 MiB an idle mod).
     ///
     /// # Errors
     ///

@@ -1168,7 +1168,7 @@ fn every_way_to_swallow_a_cap_hit_crashes_the_worker() {
             "json-reviver",
             "() => { JSON.parse('[1]', (k, v) => { try { HIT; } catch (_) {} return v; }); return { text: 'survived' }; }",
         ),
-        // Found by the adversarial pass (issue #13): prepareStackTrace rewriting the
+        // Found by the adversarial pass: prepareStackTrace rewriting the
         // engine's error before any catch; a job's exception, which the engine drops.
         (
             "prepare-stack-trace-rewrites",
@@ -1243,7 +1243,7 @@ fn a_shared_worker_takes_mods_of_one_side_only() {
     }
 }
 
-/// Found by the adversarial pass (issue #13): recursion whose own `finally` discards
+/// Found by the adversarial pass: recursion whose own `finally` discards
 /// the error, so that at the cap the check's call overflows again and is discarded too.
 /// The call-free check in the compiled `catch` sees it all the same; the control
 /// discards a plain error the same way and answers.

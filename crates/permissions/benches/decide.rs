@@ -1,4 +1,4 @@
-//! Benches of the core's decision (SPEC §4; issue #3 item 7): a decision over 10,
+//! Benches of the core's decision (SPEC §4): a decision over 10,
 //! 100, 1,000 and 10,000 rules, with and without a shell parse, and the parse memo.
 //!
 //! Run with `cargo bench -p permissions`. `canonical_only` is the filesystem floor

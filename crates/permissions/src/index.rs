@@ -1,5 +1,5 @@
 //! The rules in force, compiled once at [`crate::RuleSet`] build time so that a
-//! question only meets the rules that can apply to it (issue #4: a core decision
+//! question only meets the rules that can apply to it (a core decision
 //! over 1,000 rules).
 //!
 //! For each behavior (deny, ask, allow) the index keeps:
@@ -16,8 +16,8 @@
 //!   folding into [`globset::GlobSet`]s, so one path meets all of a group's globs at
 //!   once;
 //! - **domains**: the `WebFetch(domain:...)` rules without a `*`, keyed by every
-//!   spelling of their host, so a URL meets only the rules of its hosts (issue #17
-//!   item 4: an audit of 30,000 rules);
+//!   spelling of their host, so a URL meets only the rules of its hosts (an
+//!   audit of 30,000 rules);
 //! - **servers**: the `mcp__<server>` rules keyed by the server, so a tool meets only
 //!   the rules of the servers its name can belong to.
 //!
@@ -305,8 +305,7 @@ pub(crate) struct Stage {
     domains: HashMap<(String, String), Vec<u32>>,
     /// `Bash(...)` pattern rules by their spelled-out first words, up to
     /// [`COMMAND_KEY_WORDS`] (folded for deny and ask): many rules of one program
-    /// (`git push ...`, `git reset ...`) do not all meet every form of it (issue #17
-    /// item 4).
+    /// (`git push ...`, `git reset ...`) do not all meet every form of it.
     commands: HashMap<String, Vec<u32>>,
     /// Path rules whose glob failed to go into a set (never in practice): judged one
     /// by one.

@@ -1,4 +1,4 @@
-//! The reference model (issue #3 item 7): a deliberately simple, obviously correct
+//! The reference model: a deliberately simple, obviously correct
 //! evaluator of the permission rules, for the differential property test against
 //! [`crate::decide`] (SPEC §4).
 //!

@@ -413,7 +413,7 @@ fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, S
 pub struct DomainPattern {
     forms: Vec<DomainForm>,
     /// Every spelling, when the pattern has no `*`: the hosts it matches exactly (the
-    /// rule index's keys, issue #17 item 4).
+    /// rule index's keys).
     exact: Option<Vec<String>>,
 }
 

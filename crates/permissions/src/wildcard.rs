@@ -212,7 +212,7 @@ pub fn first_word(text: &str, case_insensitive: bool) -> String {
 /// by one space and folded: the key [`Wildcard::word_key`] is compared to, with the
 /// key's word count as `n`. A text of fewer words gives what it has.
 ///
-/// SPEC §4 (the rule index, issue #17 item 4).
+/// SPEC §4 (the rule index).
 #[must_use]
 pub fn first_words(text: &str, n: usize, case_insensitive: bool) -> String {
     let mut out = String::new();

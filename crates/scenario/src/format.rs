@@ -91,12 +91,12 @@ pub struct Scenario {
     #[serde(default)]
     pub steps: Vec<Step>,
     /// Plugins the loader finds from the scenario's settings (an extension of
-    /// SCENARIOS.md, issue #14; SPEC §6 "Loading"), listed after `plugins`.
+    /// SCENARIOS.md; SPEC §6 "Loading"), listed after `plugins`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadSpec>,
 }
 
-/// `load` (issue #14, SPEC §6 "Loading"): the loader runs on the scenario's managed
+/// `load` (SPEC §6 "Loading"): the loader runs on the scenario's managed
 /// settings (`policy`) and `settings.user`/`project`/`local`/`flag`, and the plugins it
 /// finds are loaded as the engine loads them and listed after `plugins`. In a scenario
 /// every relative path the settings give (a `directory` marketplace's `path`) resolves

@@ -527,7 +527,7 @@ impl World {
     }
 
     /// Where the loader's plugins differ from what `load.found` and `load.skipped`
-    /// expect (issue #14).
+    /// expect.
     fn load_failures(&self, sc: &Scenario) -> Vec<StepFailure> {
         let (Some(spec), Some((plan, loaded))) = (&sc.load, &self.loaded) else {
             return Vec::new();
@@ -811,7 +811,7 @@ fn mod_plugin(
     Ok(Listed::module(info, Arc::new(loader::ModModule(plugin))))
 }
 
-/// The plugins the loader finds for the scenario's `load` (issue #14, SPEC §6
+/// The plugins the loader finds for the scenario's `load` (SPEC §6
 /// "Loading"), loaded: the managed settings read from `managed` (as [`loader::managed_settings`] reads them: fail closed), the scenario's settings
 /// sources, relative paths from the scenario file's folder. With `strip_user` (the
 /// `$held` twin), a person's are listed with no hooks.

@@ -1,5 +1,5 @@
 //! Every scenario of `../shared/cases` and of the project's own `examples/scenarios`
-//! passes (issue #2 item 8; `permissions/` is issue #3's).
+//! passes.
 
 mod common;
 

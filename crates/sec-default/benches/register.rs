@@ -1,4 +1,4 @@
-//! `tool.register` judged against 1,000 reserved scopes (issue #4 target ≤ 1 µs): the
+//! `tool.register` judged against 1,000 reserved scopes (target ≤ 1 µs): the
 //! judgement of a person's registration once the policy's reservations are compiled
 //! (the plugin compiles them once per policy content), for a name that reads as no
 //! scope (every scope considered) and one that reads as the last server.

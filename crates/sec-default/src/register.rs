@@ -50,7 +50,7 @@ pub fn plugin() -> Plugin {
     plugin_observed(None)
 }
 
-/// [`plugin`], telling `observer` what it did with each `tool.check` (issue #15: which
+/// [`plugin`], telling `observer` what it did with each `tool.check` (which
 /// person's plugins rewrote the verdict, and whether it held), for the engine's decision
 /// log.
 ///

@@ -22,7 +22,7 @@ pub struct State {
     scopes: Mutex<Option<(Arc<ManagedSettings>, Arc<ReservedScopes>)>>,
 }
 
-/// What the security default did with one `tool.check` (issue #15: the decision log's
+/// What the security default did with one `tool.check` (the decision log's
 /// `rewritten_by` and `held`), SPEC §3.6.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckNote {
@@ -58,7 +58,7 @@ pub struct Admitted {
 }
 
 impl State {
-    /// A fresh state telling `observer` of each `tool.check` (issue #15).
+    /// A fresh state telling `observer` of each `tool.check`.
     #[must_use]
     pub fn observed(observer: Option<CheckObserver>) -> Self {
         State {

@@ -1,4 +1,4 @@
-//! What seating the security default costs (issue #4), measured in one run so the
+//! What seating the security default costs, measured in one run so the
 //! ratios compare like with like:
 //!
 //! - `tool.check` through a chain of 8 plugins (2 prepend, 3 user, 2 append, 1 builtin),
@@ -239,7 +239,7 @@ fn policy_read_memo_hit(bencher: Bencher) {
     bencher.bench_local(|| black_box(memo.read()));
 }
 
-/// The decision log's cost (issue #15: at most 2 µs a `tool.check`): the same seated
+/// The decision log's cost (target: at most 2 µs a `tool.check`): the same seated
 /// `tool.check` through 8 plugins with no log, and with a hash-chained log written to a
 /// sink (the line built, hashed, chained and written; the disk's own time left out).
 fn bench_logged(bencher: Bencher, logged: bool) {

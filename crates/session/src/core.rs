@@ -33,7 +33,7 @@ struct Compiled {
 const COMPILED_KEPT: usize = 4;
 
 /// The sets of sources compiled last, shared by every session of the process: sessions
-/// on the same policy and settings (an audit starts dozens, issue #17 item 4; an
+/// on the same policy and settings (an audit starts dozens; an
 /// embedder one per conversation) compile its rules once. Compiling is a pure function
 /// of the sources, so a session given equal sources gets equal rules.
 static COMPILED: std::sync::LazyLock<Mutex<Vec<Arc<Compiled>>>> =
@@ -131,7 +131,7 @@ pub struct SessionCore {
     rules: Mutex<Option<Rules>>,
     /// The managed settings of the last policy read, as the shared answer of
     /// `settings.read({source: "policy"})`: one immutable object for every read of that
-    /// policy (issue #11), made again only when the memo reads the folder anew.
+    /// policy, made again only when the memo reads the folder anew.
     policy_reply: Mutex<Option<(Arc<Policy>, Reply)>>,
     rules_without_policy: Arc<RuleSet>,
     hooks_without_policy: Arc<ClassicHooks>,
@@ -493,7 +493,7 @@ impl SessionCore {
     }
 
     /// The managed settings as one shared answer: the same [`Reply`] for every read of
-    /// the policy the memo holds (SPEC §2.1; issue #11).
+    /// the policy the memo holds (SPEC §2.1).
     ///
     /// # Errors
     ///

@@ -1,4 +1,4 @@
-//! The decision log (issue #15 item 2): one JSON line per `tool.check`, each carrying the
+//! The decision log: one JSON line per `tool.check`, each carrying the
 //! SHA-256 of the line before it, so that a line removed, added or edited shows
 //! ([`verify_log`]). OPA's decision logs are the anchor: what was asked (a digest of
 //! the input, not the input), what was decided, by which rule, and what changed it.
@@ -30,7 +30,7 @@ const QUEUE: usize = 8192;
 /// The `prev` of a log's first line.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// One `tool.check` as the session saw it (issue #15 item 2). It holds the check's
+/// One `tool.check` as the session saw it. It holds the check's
 /// fields and answer as shared handles, so that making one costs no copy: the digest,
 /// the line and its hash are made by the sink ([`DecisionLog`] does it on a thread of
 /// its own).
@@ -305,7 +305,7 @@ pub struct LogEnd {
 /// The longest line [`verify_log`] reads (16 MiB); a longer one breaks the chain.
 pub const MAX_LINE_BYTES: u64 = 16 << 20;
 
-/// Where a decision log's chain breaks (issue #15 item 2, `sec-default log verify`).
+/// Where a decision log's chain breaks (`sec-default log verify`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogBreak {
     /// The 1-based line.

@@ -66,13 +66,13 @@ pub struct SessionConfig {
     /// How the commands of classic hooks run (SPEC §4 "Classic hooks"): normally (the
     /// default, what a session does), not at all (each answers "not run"), or each in a
     /// scratch folder with `PATH` only and a cap: `sec-default audit` runs a policy it
-    /// did not write without running its commands unless told (issue #8 item 3).
+    /// did not write without running its commands unless told.
     pub hook_runner: HookRunner,
     /// The clock of the policy memo (inject a fake one in tests).
     pub clock: Arc<dyn Clock>,
     /// The policy memo's window (SPEC §2.1 `POLICY_MEMO_MS`).
     pub memo_window: Duration,
-    /// Where each `tool.check` is recorded (issue #15: [`DecisionLog`], a hash-chained
+    /// Where each `tool.check` is recorded ([`DecisionLog`], a hash-chained
     /// JSON-lines log); `None`: nowhere.
     pub decisions: Option<Arc<dyn DecisionSink>>,
 }
@@ -235,7 +235,7 @@ pub struct Session {
     interactive: bool,
     /// How many times each listed module's worker crashed (SPEC §6 "Limits").
     crashes: Mutex<HashMap<String, u32>>,
-    /// Where each `tool.check` is recorded (issue #15).
+    /// Where each `tool.check` is recorded.
     decisions: Option<Arc<dyn DecisionSink>>,
     /// What the security default did with each `tool.check` in flight, by
     /// `tool_use_id` (taken when the check is recorded).
@@ -245,7 +245,7 @@ pub struct Session {
 }
 
 /// The most `tool.check` notes of the security default kept for the decision log at
-/// once (issue #15).
+/// once.
 const MAX_NOTES: usize = 1024;
 
 /// The crashes after which a person's module is unloaded, and an organization's stays
@@ -744,7 +744,7 @@ impl Session {
         Ok(self.engine.raise(event).await?.into_value())
     }
 
-    /// Records one `tool.check` in the decision log, when there is one (issue #15).
+    /// Records one `tool.check` in the decision log, when there is one.
     fn record_check(
         &self,
         fields: &Arc<Map<String, Value>>,

@@ -1,4 +1,4 @@
-//! The decision log in a session (issue #15 item 2): one hash-chained JSON line per
+//! The decision log in a session: one hash-chained JSON line per
 //! `tool.check`, naming the managed rule's file and line, the person's plugins that
 //! rewrote the verdict, whether the security default held it, and the outcome.
 

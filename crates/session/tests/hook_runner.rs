@@ -1,4 +1,4 @@
-//! SPEC §4 "Classic hooks", issue #8 item 3: how a session runs classic hooks'
+//! SPEC §4 "Classic hooks": how a session runs classic hooks'
 //! commands is its embedder's choice. The default runs them as before; `NotRun` starts
 //! nothing and answers "not run" (deciding nothing, logged on the debug channel);
 //! `Sandboxed` runs each in a scratch folder of its own.

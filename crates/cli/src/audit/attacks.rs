@@ -1,4 +1,4 @@
-//! The attack catalogue of `sec-default audit` and its oracles (issue #2 item 7; SPEC
+//! The attack catalogue of `sec-default audit` and its oracles (SPEC
 //! §3 and §5).
 //!
 //! Every attack is derived from the policy it runs on and judged by its own oracle,
@@ -25,7 +25,7 @@ use std::path::Path;
 /// The marketplace every attacking plugin comes from (never one the policy names).
 const PERSON_MARKET: &str = "person-market";
 
-/// A kind of attack; rows are grouped by family in a fixed order (issue #2 item 7).
+/// A kind of attack; rows are grouped by family in a fixed order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Family {
     /// A person's plugin answers `allow` to every `tool.check` (SPEC §3.6).
@@ -209,7 +209,7 @@ pub(super) struct NotExercised {
     pub reason: String,
 }
 
-/// A deny or ask rule no realistic call meets (issue #17 item 2).
+/// A deny or ask rule no realistic call meets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Inert {
     /// `deny` or `ask`.
@@ -222,8 +222,8 @@ pub(super) struct Inert {
     pub literal: Option<String>,
 }
 
-/// A deny or ask rule that a command the shell runs the same gets around (issue #17
-/// item 2): the rule meets `call` but not `variants`.
+/// A deny or ask rule that a command the shell runs the same gets around:
+/// the rule meets `call` but not `variants`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Evaded {
     /// `deny` or `ask`.
@@ -281,13 +281,13 @@ pub(super) const CODE_LOADING_VARIABLES: [&str; 10] = [
 const ATTACKER_VALUE: &str = "/tmp/person/payload";
 
 /// A session on `folder` with the SCENARIOS.md defaults, seated or not (SPEC §2.3),
-/// its classic hooks' commands run as `hooks` says (issue #8 item 3).
+/// its classic hooks' commands run as `hooks` says.
 pub(super) fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
     SessionConfig {
         seated,
         hook_runner: hooks,
-        // The audit reads the policy once: a long audit never re-reads it (issue #17
-        // item 4), and the files do not change under it.
+        // The audit reads the policy once: a long audit never re-reads it,
+        // and the files do not change under it.
         memo_window: std::time::Duration::from_secs(24 * 3600),
         ..SessionConfig::new(folder, Path::new(synth::CWD), Path::new(synth::HOME))
     }
@@ -422,7 +422,7 @@ pub(super) fn catalogue(
 
 /// Tries every rule of `todo` ([`exercise`]), in order: the first half against
 /// `oracle`, the second on another thread against an oracle session of its own, so
-/// both of the machine's cores work (issue #17 item 4).
+/// both of the machine's cores work.
 fn try_rules(
     folder: &Path,
     oracle: &BlockingSession,
@@ -467,7 +467,7 @@ fn try_rules(
     })
 }
 
-/// What trying a deny or ask rule with realistic calls found (issue #17 item 2).
+/// What trying a deny or ask rule with realistic calls found.
 enum Tried {
     /// A realistic call the oracle decides by the rule (or at least as strictly by
     /// another rule, named), with the shell variants of it the rule does not meet.
@@ -508,7 +508,7 @@ fn by_rule(v: &Verdict, rule: &str, behavior: Decision) -> bool {
 
 /// One deny or ask rule alone, compiled as the engine compiles it: whether it meets
 /// a call is then what the engine's matchers say, whatever other rule would be named
-/// first in the whole policy (issue #17 item 2).
+/// first in the whole policy.
 struct Alone {
     rules: permissions::RuleSet,
     facts: permissions::SessionFacts,
@@ -546,7 +546,7 @@ impl Alone {
     }
 }
 
-/// Tries `rule` with realistic calls (issue #17 item 2): the calls synthesized from
+/// Tries `rule` with realistic calls: the calls synthesized from
 /// its text that people run, then what the text means ([`synth::intended`]), then the
 /// tool's corpus. The first the rule meets, and the whole policy (the oracle session)
 /// decides as strictly, is the attack's call (the rule the policy names, when another,
@@ -845,7 +845,7 @@ const REGISTER_MOD: &str = r#"export function register(on) {
 
 /// Runs a person's mod named `plugin` that registers a tool when a prompt is
 /// submitted, in a session on `folder` (seated or not, in `mode`), and judges it:
-/// held when the registration was refused (SPEC §3.4 step 3, issue #17 item 3).
+/// held when the registration was refused (SPEC §3.4 step 3).
 fn mod_register(
     folder: &Path,
     mode: Option<Mode>,
@@ -947,7 +947,7 @@ pub(super) fn managed_hook_label(event: &str) -> String {
     format!("classic.{event} (org settings hook)")
 }
 
-/// One attack per event the policy's classic hooks are on (issue #17 item 3): a
+/// One attack per event the policy's classic hooks are on: a
 /// person's plugin answers `classic.<Event>` in the organization's hooks' place
 /// (SPEC §3.1: `classic.*` is held).
 fn managed_hook_attacks(policy: &Policy) -> Vec<Attack> {
@@ -1178,7 +1178,7 @@ fn shared_key(kind: &Kind) -> Option<&'static str> {
     }
 }
 
-/// The sessions the attacks run in (issue #17 item 4): one per arm and attacker where
+/// The sessions the attacks run in: one per arm and attacker where
 /// attacks may share it ([`shared_key`]), so a policy of `n` rules starts a fixed
 /// number of sessions, not `2n`: the audit stays linear in the policy's size.
 pub(super) struct ArmSessions<'p> {
@@ -1187,7 +1187,7 @@ pub(super) struct ArmSessions<'p> {
     /// How classic hooks are run.
     hooks: HookRunner,
     /// A person's real plugins seated beside the attacker in every session (`audit
-    /// --plugin-dir`, issue #14 item 2), fresh for each session.
+    /// --plugin-dir`), fresh for each session.
     person: &'p (dyn Fn() -> Vec<Listed> + Sync),
     /// The shared sessions by their key, or why one could not start.
     shared: Vec<(SharedKey, Result<BlockingSession, String>)>,
@@ -1265,7 +1265,7 @@ impl<'p> ArmSessions<'p> {
     }
 
     /// A lifting verdict attack run again, seated, in a session a person started in
-    /// `mode` (issue #17 item 3: every mode a person could start in), judged against
+    /// `mode` (every mode a person could start in), judged against
     /// the verdict a session in that mode gives with no person's plugins; `None` for
     /// the other attacks.
     pub(super) fn run_lifted_in(&mut self, mode: Mode, attack: &Attack, n: usize) -> Option<Arm> {
@@ -1330,7 +1330,7 @@ impl<'p> ArmSessions<'p> {
 }
 
 /// Runs a verdict or content attack in `session`, whose only person's plugins are a
-/// person's real mods, no synthetic attacker (issue #14 item 2: what a person's real
+/// person's real mods, no synthetic attacker (what a person's real
 /// mod achieves on the audit's calls), judged by the attack's oracle; with the lines
 /// the session wrote meanwhile. `None` for the attacks raised from the attacker itself
 /// (env.set, tool.register, load).

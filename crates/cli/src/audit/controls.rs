@@ -80,7 +80,7 @@ fn person_hook_settings() -> Value {
 }
 
 /// Every engine control `policy` sets, exercised in `folder`, and the ones this engine
-/// cannot exercise (SPEC §2.2, §4; issue #17 item 3).
+/// cannot exercise (SPEC §2.2, §4).
 pub(super) fn engine_controls(
     policy: &Policy,
     m: &ManagedSettings,

@@ -1,4 +1,4 @@
-//! A person's real mods in the audit (issue #14 item 2, SPEC §6 "Loading"): read from
+//! A person's real mods in the audit (SPEC §6 "Loading"): read from
 //! `--plugin-dir` folders and the `enabledPlugins` of a person's `--settings` file as
 //! the loader reads them, seated beside the attacker in every session, and each also
 //! run alone against the audit's own calls, unseated and seated, to say what it
@@ -306,7 +306,7 @@ pub(super) fn mod_reports(
         .map(|m| {
             let mut events: Vec<EventReport> = Vec::new();
             if matches!(m.source, Ok(Some(_))) {
-                // One session per arm for every attack (issue #17 item 4: linear in the
+                // One session per arm for every attack (linear in the
                 // policy); `ran` is cleared before each attack.
                 let ran = Arc::new(AtomicBool::new(false));
                 let start = |seated: bool| {

@@ -1,5 +1,5 @@
 //! Calls synthesized to meet a permission rule (SPEC §4 "Rule syntax"), for the
-//! `audit` attacks on deny and ask rules (issue #2 item 7).
+//! `audit` attacks on deny and ask rules.
 //!
 //! The synthesis is a guess, made from the rule's text alone: each rule gives a short
 //! list of candidate calls, and the audit keeps the first one that a session with no
@@ -351,7 +351,7 @@ fn is_alternation(spec: &str) -> bool {
 }
 
 /// Why a deny or ask rule can never meet a call people run, read from its text
-/// alone (issue #17 item 2), or `None` when its text shows no such reason. The audit
+/// alone, or `None` when its text shows no such reason. The audit
 /// reports a rule as inert only when no realistic call met it; this says why.
 pub(super) fn inert_reason(rule: &str) -> Option<String> {
     if let Some(c) = hidden_char(rule) {
@@ -452,7 +452,7 @@ pub(super) fn is_realistic(rule: &str, call: &Call) -> bool {
         })
 }
 
-/// The commands people mean by a `Bash(...)` pattern (issue #17 item 2): each
+/// The commands people mean by a `Bash(...)` pattern: each
 /// alternative the text names between shell operators, as the command it starts
 /// with and an argument; a redirect as `echo` writing there. What a rule's author
 /// meant, to try where the rule's own text is no command.
@@ -496,7 +496,7 @@ pub(super) fn intended(rule: &str) -> Vec<Call> {
     out
 }
 
-/// Commands the shell runs the same as `command` (issue #17 item 2): through a
+/// Commands the shell runs the same as `command`: through a
 /// wrapper, by path, quoted, escaped, in a subshell, after `&&`, before a pipe, and
 /// with a variable set. A deny rule that one of these gets around is reported.
 pub(super) fn shell_variants(command: &str) -> Vec<String> {
@@ -540,7 +540,7 @@ pub(super) fn shell_variants(command: &str) -> Vec<String> {
     out
 }
 
-/// Calls people run with `tool`, a small corpus (issue #17 item 2): the commands,
+/// Calls people run with `tool`, a small corpus: the commands,
 /// paths and URLs a deny or ask rule is usually written against. Tried when neither
 /// the rule's own text nor what it means gave a call it meets.
 pub(super) fn corpus(tool: &str) -> Vec<Call> {

@@ -1,4 +1,4 @@
-//! Tests of `sec-default audit` (issue #2 item 7): the example and every real managed
+//! Tests of `sec-default audit`: the example and every real managed
 //! folder hold; the unseated control breaches in every family; one row per rule;
 //! bad input and unreadable policies; snapshots of the rendered table.
 #![allow(
@@ -379,8 +379,8 @@ fn the_policys_hooks_are_listed_with_the_attacks_they_were_not_exercised_against
         text.contains("not exercised against 2 attack(s): deny Bash(rm:*)"),
         "{text}"
     );
-    // A hook on another event: a person's plugin answers its event in its place
-    // (issue #17 item 3); the command itself is not run.
+    // A hook on another event: a person's plugin answers its event in its place;
+    // the command itself is not run.
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         flat.contains("exercised on classic.SessionStart: a person's plugin answered in the organization's hooks' place (row classic.SessionStart (org settings hook)); the command itself is not run"),
@@ -436,7 +436,7 @@ fn snapshot_hardening() {
     insta::assert_snapshot!("audit_hardening", relative(&report.render()));
 }
 
-/// The sections after the attack table (issue #17): what the table does not show.
+/// The sections after the attack table: what the table does not show.
 fn after_table(rendered: &str) -> String {
     let mut lines = rendered.lines().skip_while(|l| !l.starts_with("-----"));
     let rest: Vec<&str> = lines.by_ref().skip_while(|l| !l.is_empty()).collect();

@@ -1,4 +1,4 @@
-//! `sec-default replay TRANSCRIPT|FOLDER...` (issue #16): every tool call of real
+//! `sec-default replay TRANSCRIPT|FOLDER...`: every tool call of real
 //! sessions replayed through a session with the given policy, as the engine makes a
 //! call (`tool.call`, then `tool.check`, SPEC §1.6), so that a person's plugins'
 //! rewrites and the security default's holds count; with `--against DIR`, the same
@@ -69,7 +69,7 @@ const UNKNOWN_CWD: &str = "/unknown-working-folder";
 /// How deep a folder is searched for transcripts.
 const MAX_DEPTH: usize = 64;
 
-/// What `replay` reads (issue #16 item 1).
+/// What `replay` reads.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReplayArgs {
     /// Transcripts, folders of them, or `-` (standard input).
@@ -438,7 +438,7 @@ fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, F
     Ok(read)
 }
 
-/// Runs `replay` (issue #16). Exit 0 with the report (bad lines counted in it); 2 bad
+/// Runs `replay`. Exit 0 with the report (bad lines counted in it); 2 bad
 /// input (a path that cannot be read, a file of no known transcript format: the others
 /// are still replayed); 3 a managed policy cannot be read (it counts as in force).
 pub(crate) fn run(args: &ReplayArgs) -> u8 {

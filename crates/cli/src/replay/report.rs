@@ -1,4 +1,4 @@
-//! What `replay` reports (issue #16 item 2): per session and per tool, calls by
+//! What `replay` reports: per session and per tool, calls by
 //! decision; every deny and ask grouped by the rule (file and line) or setting that
 //! decided it; what the person did in the transcript next to what the policy says now;
 //! the calls the security default held over a person's plugin; with `--against`, the

@@ -1,4 +1,4 @@
-//! Reading transcripts for `replay` (issue #16), one line at a time: Claude Code
+//! Reading transcripts for `replay`, one line at a time: Claude Code
 //! session files (inline sidechains and `subagents/agent-*.jsonl` files included),
 //! Codex CLI rollouts, and the `--json` of a previous replay. The formats are those
 //! `shared/real-inputs/transcripts/README.md` documents from real files.
@@ -433,7 +433,7 @@ impl<R: BufRead> Reader<R> {
         Ok(())
     }
 
-    /// Whether a line is skipped unparsed (issue #16 item 3): it names nothing the
+    /// Whether a line is skipped unparsed: it names nothing the
     /// replay reads (no call, result or mode), and it has a line's shape: an object,
     /// whole, of a known `type`. Any other line is parsed whole, so a truncated line, a
     /// line that is not JSON and a type never seen are still told apart.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// How many words an expansion may give, and how many directory entries a glob may
-/// visit, before it counts as unknown (issue #9: bounded at 10,000).
+/// visit, before it counts as unknown (bounded at 10,000).
 pub const MAX_EXPANSION: usize = 10_000;
 
 /// How many alternatives of a whole command are judged one by one before the command's

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 /// A command hook's timeout when it gives none (SPEC §4 "Classic hooks").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How the engine runs the commands of classic hooks (SPEC §4 "Classic hooks"; issue #8
-/// item 3: an audit never runs the commands of a policy it did not write unless told).
+/// How the engine runs the commands of classic hooks (SPEC §4 "Classic hooks":
+/// an audit never runs the commands of a policy it did not write unless told).
 ///
 /// Only `command` handlers are concerned: a managed handler this engine cannot run
 /// (another type, no command) fails the same way under every runner, since nothing is
@@ -52,7 +52,7 @@ pub enum HookRunner {
 }
 
 /// The reason every command handler gives under [`HookRunner::NotRun`] (SPEC §4
-/// "Classic hooks"; issue #8 item 3).
+/// "Classic hooks").
 pub const NOT_RUN_REASON: &str = "its command was not run (hooks are not run unless asked)";
 
 /// The most a hook's stdout or stderr is kept (the rest is read and dropped).
@@ -82,7 +82,7 @@ impl ClassicHooks {
     /// [`ClassicHooks::run_pre_tool_use`] with the commands run as `runner` says
     /// ([`HookRunner`]): normally, not at all, or each in a scratch folder with a cap.
     ///
-    /// SPEC §4 "Classic hooks"; issue #8 item 3.
+    /// SPEC §4 "Classic hooks".
     #[must_use]
     pub fn run_pre_tool_use_with(
         &self,

@@ -182,7 +182,7 @@ proptest! {
 }
 
 proptest! {
-    // The metamorphic properties (issue #4 items 4-6): 10,000 cases each, as required.
+    // The metamorphic properties: 10,000 cases each, as required.
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     /// Adding a deny rule never loosens; adding an allow rule never lifts a deny, nor

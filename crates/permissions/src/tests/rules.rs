@@ -416,7 +416,7 @@ fn unparseable_rules_are_never_inert() {
 /// cannot be read from its input (a string input, a path that is no string, no path) is
 /// never allowed, in any mode; where a deny or ask rule of its kind exists, the ask
 /// carries it, uncertain, so it holds over a person's plugin. Found by replaying
-/// hostile transcripts (issue #16): `Read("~/.ssh/id_rsa")` was allowed as "Read only reads".
+/// hostile transcripts: `Read("~/.ssh/id_rsa")` was allowed as "Read only reads".
 #[test]
 fn a_file_tool_whose_path_cannot_be_read_is_asked_carrying_the_rules_it_may_meet() {
     let rules =

@@ -32,7 +32,7 @@ thread_local! {
     /// The verdicts read last, by the very answer each was read from (the memo holds
     /// the answer, so its address cannot be reused by another). One held check reads
     /// the core's verdict and a person's rewrite several times over (SPEC §3.6 steps 2,
-    /// 6 and 7): each is read once (issue #11).
+    /// 6 and 7): each is read once.
     static READ: RefCell<[Option<ReadVerdict>; 2]> = const { RefCell::new([None, None]) };
 }
 
@@ -42,7 +42,7 @@ fn measured(answer: &Answer) -> Verdict {
 }
 
 /// Whether the entry handed on the very value its `next` answered: then it rewrote
-/// nothing, known by a pointer comparison (issue #11), with no verdict read.
+/// nothing, known by a pointer comparison, with no verdict read.
 fn handed_on_as_answered(entry: &TraceEntry) -> bool {
     match (&entry.handed, &entry.answer, entry.called_next) {
         (Some(Ok(handed)), Ok(answer), true) => fnhooks::Reply::ptr_eq(handed, answer),

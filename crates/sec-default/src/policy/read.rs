@@ -16,7 +16,7 @@ pub const SOURCE: &str = "policy";
 ///
 /// Takes the hook's `cx`; returns the managed settings, shared: the typed view is made
 /// once per answer the chain gives (the core answers every read of one policy with one
-/// shared object, so a burst of checks under one policy types it once; issue #11).
+/// shared object, so a burst of checks under one policy types it once).
 ///
 /// # Errors
 ///
@@ -41,7 +41,7 @@ pub async fn read(cx: &Cx) -> Result<Arc<ManagedSettings>, HookFailure> {
 /// same address is the same content. Shared by every instance of the plugin (each
 /// reads through its own chain; a view made for one answer is right for any holder of
 /// that very answer). Several are kept: sessions of one process that take turns (an
-/// audit's, issue #17 item 4; an embedder's conversations) each answer with their own
+/// audit's; an embedder's conversations) each answer with their own
 /// object, and typing a large policy on every check would make each check as slow as
 /// the policy is long.
 static TYPED: Mutex<Vec<(Reply, Arc<ManagedSettings>)>> = Mutex::new(Vec::new());
