@@ -315,6 +315,23 @@ pub fn run_scenario(
     })
 }
 
+/// Every step's answer (`None` for a step that raises nothing) in the scenario's
+/// session, seated as the scenario says, with no expectation checked: for a tool that
+/// sets this engine beside another, as the conformance harness sets it beside Claude
+/// Code. Answers are as `sec-default test` prints them (a failure as `{"error": …}`).
+///
+/// # Errors
+/// [`SetupError`] when the scenario's session cannot be set up.
+pub fn answers(loaded: &LoadedScenario) -> Result<Vec<Option<Value>>, SetupError> {
+    quiet_scripted_panics();
+    let world = World::new(loaded, &RunOptions::default(), Twin::Main)?;
+    let mut out = Vec::with_capacity(loaded.scenario.steps.len());
+    for step in &loaded.scenario.steps {
+        out.push(world.step(step)?.map(|r| r.answer_json()));
+    }
+    Ok(out)
+}
+
 /// The expectation as the scenario wrote it (after `$CWD`/`$HOME` substitution), for
 /// failure reports.
 fn expected_json(spec: &crate::expect::MatchSpec) -> Value {
