@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What Claude Code did with one call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Theirs {
     /// It decided: `accept` is allow; a reject of kind `permission-rule` (or any other
     /// refusal by policy, a hook or dontAsk) is deny; `user-rejected` is an ask
@@ -239,7 +239,7 @@ pub fn glob_matches(glob: &str, text: &str) -> bool {
 }
 
 /// Where a difference stands.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Standing {
     /// Declared, in this family.
     Declared(String),

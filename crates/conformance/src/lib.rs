@@ -31,31 +31,8 @@ pub mod run;
 pub mod sandbox;
 pub mod stream;
 
-/// A decision, ordered from the least to the most strict.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Decision {
-    /// The call runs.
-    Allow,
-    /// Someone must say yes (under `-p`, nobody does: Claude Code rejects it).
-    Ask,
-    /// The call is refused.
-    Deny,
-}
-
-impl Decision {
-    /// The decision's name (`allow`, `ask`, `deny`).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Ask => "ask",
-            Decision::Deny => "deny",
-        }
-    }
-}
+/// A decision, ordered by strictness (`Allow < Ask < Deny`): the engine's own type.
+pub use permissions::Decision;
 
 /// The Claude Code release the harness runs against, named in this one place.
 pub const CLAUDE_CODE_VERSION: &str = "2.1.328";

@@ -25,8 +25,9 @@ enum Cmd {
         /// Which corpora.
         #[arg(long, value_enum, default_value_t = Corpus::All)]
         corpus: Corpus,
-        /// The fixed slice CI runs (every 12th scenario group; the everyday corpus in
-        /// the default mode), instead of the whole corpora.
+        /// The fixed slice CI runs instead of the whole corpora: every 12th scenario
+        /// group; every third everyday call in the default mode under each policy; the
+        /// same with the first two adversary mods.
         #[arg(long)]
         slice: bool,
         /// Writes the table (Markdown) here, e.g. CONFORMANCE.md.
@@ -41,6 +42,10 @@ enum Cmd {
         /// At most this many groups (for trying the harness out).
         #[arg(long)]
         limit: Option<usize>,
+        /// Writes known-open entries that would cover the undeclared differences, one
+        /// per family (JSON), for a person to read, name and add to the list.
+        #[arg(long)]
+        suggest: Option<PathBuf>,
     },
     /// Runs a few calls through Claude Code and prints what its stream said.
     Probe {
@@ -52,6 +57,12 @@ enum Cmd {
         mode: String,
         /// Bash commands to run, one call each, all in one batch.
         commands: Vec<String>,
+    },
+    /// Known-open entries (JSON) that would cover the undeclared differences of a
+    /// run's records (`run --records`), one per family.
+    Suggest {
+        /// The records of a run.
+        records: PathBuf,
     },
     /// The inside of a sandbox (run by the harness under unshare).
     #[command(hide = true)]
@@ -72,6 +83,12 @@ enum Corpus {
 /// Every 12th group of the scenarios corpus is in the slice CI runs.
 const SLICE_STRIDE: usize = 12;
 
+/// The slice's share of a developer's day: every third call, in corpus order.
+fn every_third(mut g: conformance::corpus::Group) -> conformance::corpus::Group {
+    g.calls = g.calls.into_iter().step_by(3).collect();
+    g
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -82,7 +99,30 @@ fn main() -> ExitCode {
             records,
             differences,
             limit,
-        } => run(corpus, slice, table, records, differences, limit),
+            suggest,
+        } => run(corpus, slice, table, records, differences, limit, suggest),
+        Cmd::Suggest { records } => {
+            let read = boundedfs::read_bounded(&records, 1 << 30)
+                .map_err(|e| e.to_string())
+                .and_then(|b| {
+                    serde_json::from_slice::<Vec<conformance::run::Record>>(&b)
+                        .map_err(|e| e.to_string())
+                });
+            match read {
+                Ok(r) => {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&conformance::run::suggest(&r))
+                            .unwrap_or_default()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("conformance: {}: {e}", records.display());
+                    ExitCode::from(2)
+                }
+            }
+        }
         Cmd::Sandbox { spec } => {
             sandbox::print(&sandbox::inside(&spec));
             ExitCode::SUCCESS
@@ -140,6 +180,7 @@ fn run(
     records: Option<PathBuf>,
     differences: Option<PathBuf>,
     limit: Option<usize>,
+    suggest: Option<PathBuf>,
 ) -> ExitCode {
     let root = conformance::run::workspace_root();
     let shared = root
@@ -174,7 +215,8 @@ fn run(
         match conformance::corpus::everyday(&file, &shared.join("real-inputs/managed")) {
             Ok(g) => groups.extend(
                 g.into_iter()
-                    .filter(|g| !slice || g.mode.as_deref() == Some("default")),
+                    .filter(|g| !slice || g.mode.as_deref() == Some("default"))
+                    .map(|g| if slice { every_third(g) } else { g }),
             ),
             Err(e) => {
                 eprintln!("conformance: the everyday corpus: {e}");
@@ -186,7 +228,11 @@ fn run(
         let file = root.join("crates/conformance/corpora/everyday.json");
         let policy = shared.join("real-inputs/managed/hardening");
         match conformance::corpus::mods(&file, &policy, &root.join("examples/mods")) {
-            Ok(g) => groups.extend(g.into_iter().take(if slice { 2 } else { usize::MAX })),
+            Ok(g) => groups.extend(
+                g.into_iter()
+                    .take(if slice { 2 } else { usize::MAX })
+                    .map(|g| if slice { every_third(g) } else { g }),
+            ),
             Err(e) => {
                 eprintln!("conformance: the mods corpus: {e}");
                 return ExitCode::from(2);
@@ -235,6 +281,14 @@ fn run(
     }
     if let Some(path) = records {
         let json = serde_json::to_string_pretty(&report.records).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, json) {
+            eprintln!("conformance: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(path) = suggest {
+        let json = serde_json::to_string_pretty(&conformance::run::suggest(&report.records))
+            .unwrap_or_default();
         if let Err(e) = std::fs::write(&path, json) {
             eprintln!("conformance: {}: {e}", path.display());
             return ExitCode::from(2);

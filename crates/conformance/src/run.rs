@@ -19,7 +19,7 @@ pub const CALLS_PER_PROCESS: usize = 40;
 pub const CALLS_PER_BATCH: usize = 8;
 
 /// One call's outcome on both sides.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Record {
     /// The corpus.
     pub corpus: String,
@@ -307,6 +307,10 @@ pub fn table(report: &RunReport, title: &str, date: &str) -> String {
         report.seconds,
         if report.records.is_empty() { 0.0 } else { report.seconds / report.records.len() as f64 },
     );
+    let _ = writeln!(
+        out,
+        "Each call runs through Claude Code (headless, `-p`, in namespaces of its own, against a fake Messages API; see `crates/conformance`) and through this engine with the same policy, mode, files and host (`-p` is an SDK host). `ours stricter` and `theirs stricter` order allow < ask < deny; `opposite` is an allow against a deny; `not comparable` is a call Claude Code refused before its permission check (an Edit of a file not read yet, input validation). Every difference is declared (deliberate, with its reason and SPEC section) or known-open (a defect of ours, listed until it is closed) in `crates/conformance/differences.json`; any other fails the run. The copies of the policies Claude Code reads lose `forceLoginMethod` and `forceLoginOrgUUID`, with which it refuses an API key; they decide sign-in, not permissions.\n\nRun: `cargo run --release -p conformance -- run --table CONFORMANCE.md` (Linux, as root: the sandboxes need namespaces); `--slice` runs the fixed slice CI runs.\n"
+    );
     let _ = writeln!(out, "| corpus | policy | mode | calls | agree | ours stricter | theirs stricter | opposite | not comparable | declared | known-open | undeclared |");
     let _ = writeln!(
         out,
@@ -457,4 +461,105 @@ pub fn workspace_root() -> PathBuf {
     here.parent()
         .and_then(std::path::Path::parent)
         .map_or(here.clone(), std::path::Path::to_path_buf)
+}
+
+/// Known-open entries that would cover the undeclared differences of `report`, one
+/// per family: a Bash call's program (its first word past assignments and `cd …
+/// &&`), a file tool's place (the working folder, the home folder, elsewhere), a
+/// fetch; each with the class it shows. For writing `differences.json`'s
+/// `known_open` list after a run, to be read and named by a person.
+#[must_use]
+pub fn suggest(records: &[Record]) -> Vec<crate::compare::Difference> {
+    let mut fams: BTreeMap<(String, String, Class), (Vec<String>, usize)> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.standing == Some(Standing::Undeclared))
+    {
+        let (head, globs) = family_of(&r.tool, &r.text);
+        let entry = fams
+            .entry((r.tool.clone(), head, r.class))
+            .or_insert_with(|| (globs, 0));
+        entry.1 += 1;
+    }
+    fams.into_iter()
+        .map(
+            |((tool, head, class), (globs, n))| crate::compare::Difference {
+                family: format!("{tool} {head}: {}", class.as_str()),
+                when: crate::compare::When {
+                    tool: Some(tool),
+                    text: globs,
+                    class: Some(class),
+                    ..crate::compare::When::default()
+                },
+                reason: format!("{n} calls in the run that listed it; not yet read"),
+                source: "open: Claude Code as the oracle (2 to 4 of 4)".to_owned(),
+            },
+        )
+        .collect()
+}
+
+fn family_of(tool: &str, text: &str) -> (String, Vec<String>) {
+    match tool {
+        "Bash" => {
+            let mut words = text.split_whitespace().peekable();
+            // Past `cd DIR &&` and assignments.
+            loop {
+                match words.peek() {
+                    Some(w) if w.contains('=') && !w.starts_with('=') && !w.starts_with('-') => {
+                        words.next();
+                    }
+                    Some(&"cd") => {
+                        words.next();
+                        words.next();
+                        if words.peek().is_some_and(|w| *w == "&&" || *w == ";") {
+                            words.next();
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            let program = words
+                .next()
+                .unwrap_or_default()
+                .trim_matches(|c: char| !(c.is_alphanumeric() || "-_./".contains(c)))
+                .to_owned();
+            let program = if program.is_empty() {
+                "(other)".to_owned()
+            } else {
+                program
+            };
+            let globs = vec![
+                program.clone(),
+                format!("{program} *"),
+                format!("* {program} *"),
+                format!("*/{program} *"),
+            ];
+            (format!("`{program}`"), globs)
+        }
+        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+            if text.starts_with("{cwd}")
+                || text.starts_with("$CWD")
+                || !text.starts_with('/')
+                    && !text.starts_with('~')
+                    && !text.starts_with('{')
+                    && !text.starts_with('$')
+            {
+                (
+                    "in the working folder".to_owned(),
+                    vec!["{cwd}*".into(), "$CWD*".into(), "[!/~{$]*".into()],
+                )
+            } else if text.starts_with("{home}")
+                || text.starts_with("$HOME")
+                || text.starts_with('~')
+            {
+                (
+                    "in the home folder".to_owned(),
+                    vec!["{home}*".into(), "$HOME*".into(), "~*".into()],
+                )
+            } else {
+                ("elsewhere".to_owned(), vec!["/*".into()])
+            }
+        }
+        _ => ("any input".to_owned(), Vec::new()),
+    }
 }

@@ -10,7 +10,10 @@ use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 
 /// One HTTP/1.1 POST to the fake API; the response's body.
-#[allow(clippy::unwrap_used, reason = "a test helper: a failed request fails the test")]
+#[allow(
+    clippy::unwrap_used,
+    reason = "a test helper: a failed request fails the test"
+)]
 fn post(port: u16, path: &str, body: &Value) -> String {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     let text = body.to_string();

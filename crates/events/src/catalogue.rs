@@ -6,8 +6,8 @@ use crate::types::{
     PromptAttachment, PromptCompose, PromptContext, PromptSection, SessionAppend, SettingsRead,
     SkillPrompt, ToolCall, ToolCheck, ToolDescribe, ToolList, ToolRegister, UiLog,
 };
+use crate::Verdict;
 use fnhooks::Catalogue;
-use permissions::Verdict;
 
 /// Every event of SPEC §1.5: those the engine, the core or the security default read,
 /// as types (their pins of SPEC §1.2 **\[decision\]** and answer shapes of §1.7b); the

@@ -6,8 +6,8 @@
 //! absent, never of another type (`{"text": null}` is no `prompt.section` answer).
 
 use crate::names;
+use crate::Verdict;
 use fnhooks::{CopySource, Event, EventType, Pins, Tier};
-use permissions::Verdict;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};

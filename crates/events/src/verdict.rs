@@ -93,8 +93,8 @@ impl Verdict {
     /// (`error`, `timeout`, ...).
     ///
     /// ```
-    /// let v = permissions::Verdict::unchecked_deny("corp\nguard", "timeout");
-    /// assert_eq!(v.decision, permissions::Decision::Deny);
+    /// let v = events::Verdict::unchecked_deny("corp\nguard", "timeout");
+    /// assert_eq!(v.decision, events::Decision::Deny);
     /// assert_eq!(v.reason.as_deref(), Some("corp\\nguard, a plugin of your organization, failed while checking this call (timeout); denied"));
     /// ```
     #[must_use]
