@@ -29,37 +29,70 @@ struct Compiled {
     hook_warnings: Vec<classic::HookWarning>,
 }
 
-/// How many compiled sets of sources the process keeps.
+/// How many compiled sets of sources a [`RuleCache`] keeps.
 const COMPILED_KEPT: usize = 4;
 
-/// The sets of sources compiled last, shared by every session of the process: sessions
-/// on the same policy and settings (an audit starts dozens; an
-/// embedder one per conversation) compile its rules once. Compiling is a pure function
-/// of the sources, so a session given equal sources gets equal rules.
-static COMPILED: std::sync::LazyLock<Mutex<Vec<Arc<Compiled>>>> =
-    std::sync::LazyLock::new(|| Mutex::new(Vec::new()));
+/// The permission rules and classic hooks compiled from the last few sets of settings
+/// sources (at most 4), for the sessions that share it: sessions on the same policy
+/// and settings (an audit starts dozens; an embedder one per conversation) compile
+/// their rules once. Compiling is a pure function of the sources, so a session given
+/// equal sources gets equal rules. The embedding program owns it
+/// ([`crate::SessionConfig::rule_cache`]): clones share one cache, and nothing is
+/// shared between caches, so two embedders in one process never see each other's.
+#[derive(Clone, Default)]
+pub struct RuleCache {
+    kept: Arc<Mutex<Vec<Arc<Compiled>>>>,
+}
 
-/// The rules and hooks of `sources`, compiled now or by an earlier session.
-fn compiled(sources: Vec<(SettingsSource, Value)>) -> Arc<Compiled> {
-    if let Some(c) = COMPILED.lock().iter().find(|c| c.sources == sources) {
-        return Arc::clone(c);
+impl std::fmt::Debug for RuleCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleCache")
+            .field("kept", &self.kept.lock().len())
+            .finish()
     }
-    let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
-    let (rules, rule_warnings) = RuleSet::from_sources(&refs);
-    let (hooks, hook_warnings) = ClassicHooks::from_sources(&refs);
-    let c = Arc::new(Compiled {
-        sources,
-        rules: Arc::new(rules),
-        rule_warnings,
-        hooks: Arc::new(hooks),
-        hook_warnings,
-    });
-    let mut kept = COMPILED.lock();
-    if kept.len() >= COMPILED_KEPT {
-        kept.remove(0);
+}
+
+impl RuleCache {
+    /// An empty cache.
+    #[must_use]
+    pub fn new() -> Self {
+        RuleCache::default()
     }
-    kept.push(Arc::clone(&c));
-    c
+
+    /// How many compiled sets of sources it holds (at most 4).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.kept.lock().len()
+    }
+
+    /// Whether it holds none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rules and hooks of `sources`, compiled now or by an earlier session.
+    fn compiled(&self, sources: Vec<(SettingsSource, Value)>) -> Arc<Compiled> {
+        if let Some(c) = self.kept.lock().iter().find(|c| c.sources == sources) {
+            return Arc::clone(c);
+        }
+        let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
+        let (rules, rule_warnings) = RuleSet::from_sources(&refs);
+        let (hooks, hook_warnings) = ClassicHooks::from_sources(&refs);
+        let c = Arc::new(Compiled {
+            sources,
+            rules: Arc::new(rules),
+            rule_warnings,
+            hooks: Arc::new(hooks),
+            hook_warnings,
+        });
+        let mut kept = self.kept.lock();
+        if kept.len() >= COMPILED_KEPT {
+            kept.remove(0);
+        }
+        kept.push(Arc::clone(&c));
+        c
+    }
 }
 
 /// One line as finally written to the log.
@@ -139,6 +172,7 @@ pub struct SessionCore {
     transcript_path: String,
     rewrites: Rewrites,
     hook_runner: HookRunner,
+    rule_cache: RuleCache,
 }
 
 impl SessionCore {
@@ -154,6 +188,7 @@ impl SessionCore {
         given: Option<Mode>,
         tools: Vec<Value>,
         hook_runner: HookRunner,
+        rule_cache: RuleCache,
     ) -> Self {
         let sources = readable_sources(&settings);
         let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
@@ -178,6 +213,7 @@ impl SessionCore {
             transcript_path,
             rewrites: Arc::new(Mutex::new(HashMap::new())),
             hook_runner,
+            rule_cache,
         };
         core.init_env();
         let policy = core.read_policy().ok();
@@ -319,7 +355,7 @@ impl SessionCore {
             SettingsSource::Policy,
             Value::Object(policy.settings.clone()),
         ));
-        let compiled = compiled(sources);
+        let compiled = self.rule_cache.compiled(sources);
         for w in &compiled.rule_warnings {
             self.write(
                 Channel::Debug,

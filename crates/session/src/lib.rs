@@ -10,8 +10,8 @@ mod settings;
 
 pub use crate::blocking::BlockingSession;
 pub use crate::core::{
-    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, SessionCore, ENV_CAP,
-    ENV_VALUE_CAP, NO_VARIABLE_NAME, PLUGIN_BUDGET,
+    not_a_variable, not_a_variable_refusal, readable_sources, LogLine, RuleCache, SessionCore,
+    ENV_CAP, ENV_VALUE_CAP, NO_VARIABLE_NAME, PLUGIN_BUDGET,
 };
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
@@ -75,6 +75,9 @@ pub struct SessionConfig {
     /// Where each `tool.check` is recorded ([`DecisionLog`], a hash-chained
     /// JSON-lines log); `None`: nowhere.
     pub decisions: Option<Arc<dyn DecisionSink>>,
+    /// The compiled rules this session shares with the sessions given a clone of the
+    /// same cache (a fresh one by [`SessionConfig::new`]; clones of a config share it).
+    pub rule_cache: RuleCache,
 }
 
 impl std::fmt::Debug for SessionConfig {
@@ -110,6 +113,7 @@ impl SessionConfig {
             clock: Arc::new(SystemClock),
             memo_window: Duration::from_millis(POLICY_MEMO_MS),
             decisions: None,
+            rule_cache: RuleCache::new(),
         }
     }
 }
@@ -387,6 +391,7 @@ impl Session {
             config.mode,
             config.tools.clone(),
             config.hook_runner,
+            config.rule_cache.clone(),
         ));
         let engine = Engine::new(
             Arc::new(crate::core::router(&core)),
