@@ -5,7 +5,6 @@
 //! (defects of ours, listed apart until an issue closes them). A difference in
 //! neither list is undeclared: it fails the run.
 
-use crate::engine::Ours;
 use crate::sandbox::StreamResult;
 use crate::Decision;
 use serde::{Deserialize, Serialize};
@@ -155,16 +154,18 @@ pub struct Differences {
 pub struct Facts<'a> {
     /// The tool.
     pub tool: &'a str,
-    /// The call's input as written in the corpus (placeholders kept).
-    pub input: &'a Value,
+    /// The call's text as written in the corpus ([`text_of`], placeholders kept).
+    pub text: &'a str,
     /// The mode (`default` when none was given).
     pub mode: &'a str,
     /// The policy's name.
     pub policy: &'a str,
     /// The call's corpus family.
     pub call_family: &'a str,
-    /// Our answer.
-    pub ours: &'a Ours,
+    /// Our decision.
+    pub ours: Decision,
+    /// Whether ours was an uncertain hold.
+    pub uncertain: bool,
     /// Theirs.
     pub theirs: Decision,
     /// How they compare.
@@ -192,7 +193,7 @@ impl When {
     /// Whether this entry covers the call.
     #[must_use]
     pub fn covers(&self, f: &Facts<'_>) -> bool {
-        let text = text_of(f.tool, f.input);
+        let text = f.text;
         self.tool.as_deref().is_none_or(|t| t == f.tool)
             && self.mode.as_deref().is_none_or(|m| m == f.mode)
             && self.policy.as_deref().is_none_or(|p| p == f.policy)
@@ -200,11 +201,11 @@ impl When {
                 .call_family
                 .as_deref()
                 .is_none_or(|c| c == f.call_family)
-            && self.ours.is_none_or(|o| o == f.ours.decision)
+            && self.ours.is_none_or(|o| o == f.ours)
             && self.theirs.is_none_or(|t| t == f.theirs)
-            && self.uncertain.is_none_or(|u| u == f.ours.uncertain)
+            && self.uncertain.is_none_or(|u| u == f.uncertain)
             && self.class.is_none_or(|c| c == f.class)
-            && (self.text.is_empty() || self.text.iter().any(|g| glob_matches(g, &text)))
+            && (self.text.is_empty() || self.text.iter().any(|g| glob_matches(g, text)))
     }
 }
 

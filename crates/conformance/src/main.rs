@@ -33,7 +33,7 @@ enum Cmd {
         /// Writes the table (Markdown) here, e.g. CONFORMANCE.md.
         #[arg(long)]
         table: Option<PathBuf>,
-        /// Writes every call's record (JSON) here.
+        /// Writes the run's report (every call's record, JSON) here.
         #[arg(long)]
         records: Option<PathBuf>,
         /// The differences list (default: crates/conformance/differences.json).
@@ -59,10 +59,28 @@ enum Cmd {
         commands: Vec<String>,
     },
     /// Known-open entries (JSON) that would cover the undeclared differences of a
-    /// run's records (`run --records`), one per family.
+    /// run's report (`run --records`), one per family.
     Suggest {
-        /// The records of a run.
+        /// The report of a run.
         records: PathBuf,
+        /// The differences list (default: crates/conformance/differences.json).
+        #[arg(long)]
+        differences: Option<PathBuf>,
+    },
+    /// The table of a run's report (`run --records`) under the differences list as it
+    /// is now; exits 1 when a difference is neither declared nor known-open.
+    Table {
+        /// The report of a run.
+        records: PathBuf,
+        /// The differences list (default: crates/conformance/differences.json).
+        #[arg(long)]
+        differences: Option<PathBuf>,
+        /// The table's title.
+        #[arg(long, default_value = "Conformance")]
+        title: String,
+        /// Writes the table here as well (e.g. CONFORMANCE.md).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// The inside of a sandbox (run by the harness under unshare).
     #[command(hide = true)]
@@ -101,28 +119,53 @@ fn main() -> ExitCode {
             limit,
             suggest,
         } => run(corpus, slice, table, records, differences, limit, suggest),
-        Cmd::Suggest { records } => {
-            let read = boundedfs::read_bounded(&records, 1 << 30)
-                .map_err(|e| e.to_string())
-                .and_then(|b| {
-                    serde_json::from_slice::<Vec<conformance::run::Record>>(&b)
-                        .map_err(|e| e.to_string())
-                });
-            match read {
-                Ok(r) => {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&conformance::run::suggest(&r))
-                            .unwrap_or_default()
-                    );
+        Cmd::Suggest {
+            records,
+            differences,
+        } => match read_report(&records, differences) {
+            Ok(report) => {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&conformance::run::suggest(&report.records))
+                        .unwrap_or_default()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("conformance: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Cmd::Table {
+            records,
+            differences,
+            title,
+            out,
+        } => match read_report(&records, differences) {
+            Ok(report) => {
+                let date = std::fs::metadata(&records)
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .map_or_else(conformance::run::today, conformance::run::date_of);
+                let text = conformance::run::table(&report, &title, &date);
+                print!("{text}");
+                if let Some(path) = out {
+                    if let Err(e) = std::fs::write(&path, &text) {
+                        eprintln!("conformance: {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+                if report.undeclared().next().is_some() {
+                    ExitCode::from(1)
+                } else {
                     ExitCode::SUCCESS
                 }
-                Err(e) => {
-                    eprintln!("conformance: {}: {e}", records.display());
-                    ExitCode::from(2)
-                }
             }
-        }
+            Err(e) => {
+                eprintln!("conformance: {e}");
+                ExitCode::from(2)
+            }
+        },
         Cmd::Sandbox { spec } => {
             sandbox::print(&sandbox::inside(&spec));
             ExitCode::SUCCESS
@@ -280,7 +323,7 @@ fn run(
         }
     }
     if let Some(path) = records {
-        let json = serde_json::to_string_pretty(&report.records).unwrap_or_default();
+        let json = serde_json::to_string_pretty(&report).unwrap_or_default();
         if let Err(e) = std::fs::write(&path, json) {
             eprintln!("conformance: {}: {e}", path.display());
             return ExitCode::from(2);
@@ -309,4 +352,24 @@ fn run(
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn differences_path(given: Option<PathBuf>) -> PathBuf {
+    given.unwrap_or_else(|| {
+        conformance::run::workspace_root().join("crates/conformance/differences.json")
+    })
+}
+
+/// A run's report, each record's standing taken again under the differences list.
+fn read_report(
+    path: &std::path::Path,
+    differences: Option<PathBuf>,
+) -> Result<conformance::run::RunReport, String> {
+    let diffs = conformance::compare::Differences::read(&differences_path(differences))?;
+    let bytes =
+        boundedfs::read_bounded(path, 1 << 30).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut report: conformance::run::RunReport =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    report.restand(&diffs);
+    Ok(report)
 }

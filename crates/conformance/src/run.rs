@@ -52,7 +52,7 @@ pub struct Record {
 }
 
 /// What a run did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
 pub struct RunReport {
     /// Every call's record.
     pub records: Vec<Record>,
@@ -65,7 +65,17 @@ pub struct RunReport {
     /// Groups whose process or session failed, with why.
     pub failures: Vec<String>,
     /// Lines of Claude Code's debug files that recorded a mod's activity.
+    #[serde(default)]
     pub mod_lines: usize,
+}
+
+impl RunReport {
+    /// Each record's standing again, under `differences` (after the list changed).
+    pub fn restand(&mut self, differences: &Differences) {
+        for r in &mut self.records {
+            r.standing = standing_of(r, differences);
+        }
+    }
 }
 
 impl RunReport {
@@ -207,40 +217,52 @@ fn run_group(
             let got = by_id.get(id.as_str()).copied();
             let theirs = theirs_of(got);
             let class = classify(o.decision, &theirs);
-            let standing = match (&theirs, class) {
-                (_, Class::Agree | Class::NotComparable) => None,
-                (Theirs::Decided(t), _) => Some(differences.standing(&Facts {
-                    tool: &call.tool,
-                    input: &call.input,
-                    mode: &mode,
-                    policy: &group.policy_name,
-                    call_family: &call.family,
-                    ours: o,
-                    theirs: *t,
-                    class,
-                })),
-                (Theirs::NotChecked(_), _) => None,
-            };
-            report.records.push(Record {
+            let text = crate::compare::text_of(&call.tool, &call.input);
+            let mut record = Record {
                 corpus: group.corpus.clone(),
                 policy: group.policy_name.clone(),
                 mode: mode.clone(),
                 family: call.family.clone(),
                 key: call.key.clone(),
                 tool: call.tool.clone(),
-                text: crate::compare::text_of(&call.tool, &call.input),
+                text,
                 ours: o.decision,
                 uncertain: o.uncertain,
                 rule: o.rule.clone(),
                 theirs,
                 class,
-                standing,
+                standing: None,
                 their_text: got
                     .map(|r| r.text.chars().take(200).collect())
                     .unwrap_or_default(),
-            });
+            };
+            record.standing = standing_of(&record, differences);
+            report.records.push(record);
         }
     }
+}
+
+/// Where a record's difference stands under `differences` (`None` when the two agree
+/// or cannot be compared).
+#[must_use]
+pub fn standing_of(r: &Record, differences: &Differences) -> Option<Standing> {
+    let Theirs::Decided(theirs) = &r.theirs else {
+        return None;
+    };
+    if matches!(r.class, Class::Agree | Class::NotComparable) {
+        return None;
+    }
+    Some(differences.standing(&Facts {
+        tool: &r.tool,
+        text: &r.text,
+        mode: &r.mode,
+        policy: &r.policy,
+        call_family: &r.family,
+        ours: r.ours,
+        uncertain: r.uncertain,
+        theirs: *theirs,
+        class: r.class,
+    }))
 }
 
 fn write_policy(group: &Group, dir: &std::path::Path) -> std::io::Result<()> {
@@ -307,6 +329,13 @@ pub fn table(report: &RunReport, title: &str, date: &str) -> String {
         report.seconds,
         if report.records.is_empty() { 0.0 } else { report.seconds / report.records.len() as f64 },
     );
+    if report.mod_lines > 0 {
+        let _ = writeln!(
+            out,
+            "Claude Code's debug files recorded {} lines of the seated mods' activity (hook runs, `$.ui.log`, timings).\n",
+            report.mod_lines
+        );
+    }
     let _ = writeln!(
         out,
         "Each call runs through Claude Code (headless, `-p`, in namespaces of its own, against a fake Messages API; see `crates/conformance`) and through this engine with the same policy, mode, files and host (`-p` is an SDK host). `ours stricter` and `theirs stricter` order allow < ask < deny; `opposite` is an allow against a deny; `not comparable` is a call Claude Code refused before its permission check (an Edit of a file not read yet, input validation). Every difference is declared (deliberate, with its reason and SPEC section) or known-open (a defect of ours, listed until it is closed) in `crates/conformance/differences.json`; any other fails the run. The copies of the policies Claude Code reads lose `forceLoginMethod` and `forceLoginOrgUUID`, with which it refuses an API key; they decide sign-in, not permissions.\n\nRun: `cargo run --release -p conformance -- run --table CONFORMANCE.md` (Linux, as root: the sandboxes need namespaces); `--slice` runs the fixed slice CI runs.\n"
@@ -437,7 +466,13 @@ pub fn table(report: &RunReport, title: &str, date: &str) -> String {
 /// Today's date (UTC) as `YYYY-MM-DD`.
 #[must_use]
 pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
+    date_of(std::time::SystemTime::now())
+}
+
+/// A time's date (UTC) as `YYYY-MM-DD`.
+#[must_use]
+pub fn date_of(t: std::time::SystemTime) -> String {
+    let secs = t
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let days = i64::try_from(secs / 86_400).unwrap_or(0);

@@ -445,7 +445,7 @@ fn run_claude(spec: &ProcessSpec) -> Result<ProcessResult, SandboxError> {
         if let Ok(text) = boundedfs::read_bounded(Path::new(SANDBOX_DEBUG), 64 << 20) {
             result.debug = String::from_utf8_lossy(&text)
                 .lines()
-                .filter(|l| l.contains("] $.") || l.contains("[plugin") || l.contains("mod"))
+                .filter(|l| l.contains("] $.") || l.contains("[plugin") || l.contains("hook"))
                 .take(2000)
                 .map(str::to_owned)
                 .collect();
