@@ -9,6 +9,8 @@
 //! parts and what each meets; the classic hooks that would run (never run); the mode;
 //! and whether the security default holds the verdict over a person's plugin.
 
+use crate::args::MachineInputs;
+use crate::audit::AuditSource;
 use crate::error::CliError;
 use crate::out;
 use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
@@ -25,28 +27,24 @@ use std::path::{Path, PathBuf};
 const MAX_PARTS: usize = 64;
 
 /// What `check` reads: the call and every source, each overridable.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct CheckArgs {
     /// `TOOL INPUT` (two words) or `Tool(spec)` (one).
     pub call: Vec<String>,
-    /// The managed folder (default: the platform folder).
-    pub managed: Option<PathBuf>,
-    /// The person's user settings (default `~/.claude/settings.json`).
-    pub user: Option<PathBuf>,
+    /// The managed folder (the platform folder unless `--managed`), the person's user
+    /// settings (`~/.claude/settings.json` unless `--user`), a `--settings FILE` (the
+    /// `flag` source), and how the classic hooks' commands run: not at all (the
+    /// default), or sandboxed as `audit --run-hooks` runs them.
+    pub machine: MachineInputs,
     /// The project folder (default: the working folder): its `.claude/settings.json`
     /// and `.claude/settings.local.json`.
     pub project: Option<PathBuf>,
-    /// A `--settings FILE` (the `flag` source).
-    pub settings: Option<PathBuf>,
     /// The working folder the call is judged in (default: the current folder).
     pub cwd: Option<PathBuf>,
     /// The mode the session was given (default: as SPEC §4 "Mode at start" says).
     pub mode: Option<String>,
     /// Append the decision to this hash-chained log.
     pub log: Option<PathBuf>,
-    /// How the classic hooks' commands run: not at all (the default), or sandboxed as
-    /// `audit --run-hooks` runs them.
-    pub hooks: HookRunner,
     /// Print JSON.
     pub json: bool,
 }
@@ -306,10 +304,21 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     let project = args.project.clone().unwrap_or_else(|| cwd.clone());
-    let managed = args.managed.clone().unwrap_or_else(policy::platform_folder);
+    let (managed, named) = match &args.machine.policy {
+        AuditSource::Folder(dir) => (dir.clone(), Some(dir.clone())),
+        AuditSource::Platform(dir) => (dir.clone(), None),
+        AuditSource::Embedded => {
+            let e = CliError::new(
+                None,
+                "check reads a managed folder, not the embedded example",
+                crate::EXIT_BAD_INPUT,
+            );
+            return out::fail("check", &e, args.json);
+        }
+    };
     // A folder named on the command line must exist: a typo must not read as "no policy".
     for (flag, given) in [
-        ("--managed", &args.managed),
+        ("--managed", &named),
         ("--project", &args.project),
         ("--cwd", &args.cwd),
     ] {
@@ -343,7 +352,8 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     let reads = [
         read_source(
             SettingsSource::User,
-            args.user
+            args.machine
+                .user
                 .clone()
                 .unwrap_or_else(|| home.join(".claude").join("settings.json")),
         ),
@@ -355,7 +365,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
             SettingsSource::Local,
             project.join(".claude").join("settings.local.json"),
         ),
-        match &args.settings {
+        match &args.machine.person.settings {
             Some(p) => read_source(SettingsSource::Flag, p.clone()),
             None => SourceRead {
                 source: SettingsSource::Flag,
@@ -396,7 +406,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         settings: settings.clone(),
         mode,
         seated,
-        hook_runner: args.hooks,
+        hook_runner: args.machine.hooks,
         ..SessionConfig::new(&folder, &cwd, &home)
     };
     let log = match &args.log {

@@ -12,7 +12,9 @@
 mod report;
 pub(crate) mod transcript;
 
-use crate::audit::person::{PersonInputs, PersonMods};
+use crate::args::MachineInputs;
+use crate::audit::person::PersonMods;
+use crate::audit::AuditSource;
 use crate::error::CliError;
 use crate::out;
 use permissions::{Loop, Mode, RuleSet, SettingsSource};
@@ -70,27 +72,20 @@ const UNKNOWN_CWD: &str = "/unknown-working-folder";
 const MAX_DEPTH: usize = 64;
 
 /// What `replay` reads.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct ReplayArgs {
     /// Transcripts, folders of them, or `-` (standard input).
     pub paths: Vec<PathBuf>,
-    /// The managed folder (default: the platform folder).
-    pub managed: Option<PathBuf>,
-    /// The example policy embedded in the binary instead.
-    pub example: bool,
+    /// The managed folder (the platform folder unless `--managed` or `--example`), a
+    /// user settings file (default: none; the person's own are not this machine's), a
+    /// settings file given as `--settings` (the flag source) whose `enabledPlugins`
+    /// name a person's plugins, a person's mod folders, and how classic hooks run (by
+    /// default: not at all).
+    pub machine: MachineInputs,
     /// A second managed folder: the calls whose verdict differs under it.
     pub against: Option<PathBuf>,
-    /// A user settings file (default: none; the person's own are not this machine's).
-    pub user: Option<PathBuf>,
-    /// A settings file given as `--settings` (the flag source); its `enabledPlugins`
-    /// name a person's plugins.
-    pub settings: Option<PathBuf>,
-    /// A person's mod folders.
-    pub plugin_dirs: Vec<PathBuf>,
     /// Append every decision to this hash-chained decision log.
     pub log: Option<PathBuf>,
-    /// How classic hooks run (by default: not at all).
-    pub hooks: HookRunner,
     /// JSON lines: one per call, then one summary.
     pub json: bool,
 }
@@ -467,35 +462,34 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     // The platform folder may not exist: then the engine reads an empty policy there.
     let empty = crate::source::TempFolder::empty()
         .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
-    let example = if args.example {
-        Some(
-            crate::source::TempFolder::example()
-                .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
-        )
-    } else {
-        None
-    };
-    let (folder, policy_read, policy_name) = match (&args.managed, &example) {
-        (Some(dir), _) => (
+    // The example written out for the replay's run, with `--example`.
+    let mut example = None;
+    let (folder, policy_read, policy_name) = match &args.machine.policy {
+        AuditSource::Folder(dir) => (
             dir.clone(),
             read_managed("--managed", dir)?,
             shown_path(dir),
         ),
-        (None, Some(t)) => (
-            t.path().to_path_buf(),
-            read_managed("--example", t.path())?,
-            "examples/managed".to_owned(),
-        ),
-        (None, None) => {
-            let platform = policy::platform_folder();
+        AuditSource::Embedded => {
+            let t = example.insert(
+                crate::source::TempFolder::example()
+                    .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
+            );
+            (
+                t.path().to_path_buf(),
+                read_managed("--example", t.path())?,
+                "examples/managed".to_owned(),
+            )
+        }
+        AuditSource::Platform(platform) => {
             if platform.is_dir() {
-                let read = read_managed("--managed", &platform)?;
-                let name = shown_path(&platform);
-                (platform, read, name)
+                let read = read_managed("--managed", platform)?;
+                let name = shown_path(platform);
+                (platform.clone(), read, name)
             } else {
                 let name = format!(
                     "no managed policy ({} does not exist: the engine reads an empty policy)",
-                    shown_path(&platform)
+                    shown_path(platform)
                 );
                 (empty.path().to_path_buf(), Ok(Policy::empty()), name)
             }
@@ -508,23 +502,20 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
 
     let mut reads = Vec::new();
     let mut settings = SettingsInputs::default();
-    if let Some(p) = &args.user {
+    if let Some(p) = &args.machine.user {
         let (input, doc) = read_settings(p)?;
         settings.user = input;
         reads.push((SettingsSource::User, p.clone(), doc));
     }
-    if let Some(p) = &args.settings {
+    if let Some(p) = &args.machine.person.settings {
         let (input, doc) = read_settings(p)?;
         settings.flag = input;
         reads.push((SettingsSource::Flag, p.clone(), doc));
     }
     let origins = Arc::new(person_origins(&reads));
-    let inputs = PersonInputs {
-        plugin_dirs: args.plugin_dirs.clone(),
-        settings: args.settings.clone(),
-    };
+    let inputs = &args.machine.person;
     let managed_settings = loader::managed_settings(&policy_read);
-    let mut person = PersonMods::read(&inputs, &managed_settings, &folder)
+    let mut person = PersonMods::read(inputs, &managed_settings, &folder)
         .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
@@ -556,7 +547,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         folder,
         settings: settings.clone(),
         person: person.clone(),
-        hooks: args.hooks,
+        hooks: args.machine.hooks,
         capture: Arc::new(Capture {
             last: Mutex::new(None),
             session: Mutex::new(Arc::from("")),
