@@ -21,6 +21,7 @@ mod synth;
 pub(crate) use person::PersonInputs;
 
 use crate::source::{first_line, TempFolder};
+use crate::text::{escape, fit};
 use attacks::{Arm, Attack, Family, NotExercised};
 use permissions::classic::{ClassicHooks, HandlerKind, PRE_TOOL_USE};
 use permissions::SettingsSource;
@@ -597,31 +598,11 @@ fn row_text(cells: [&str; 4]) -> String {
     format!("{}  {}  {}  {d}", fit(a, wa), fit(b, wb), fit(c, wc))
 }
 
-/// `s` padded or cut (with `…`) to exactly `width` terminal columns (a wide character
-/// takes two).
-fn fit(s: &str, width: usize) -> String {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-    let n = s.width();
-    if n <= width {
-        return format!("{s}{}", " ".repeat(width - n));
-    }
-    let mut cut = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        cut.push(c);
-    }
-    format!("{cut}…{}", " ".repeat(width.saturating_sub(used + 1)))
-}
-
-/// A rule as the human report shows it: hidden characters written out, and cut to
-/// [`SHOWN_RULE`] characters (the JSON keeps it whole).
+/// A rule as the human report shows it: escaped as every report escapes it
+/// ([`escape`]: hidden characters written out), and cut to [`SHOWN_RULE`] characters
+/// (the JSON keeps it whole).
 fn shown(rule: &str) -> String {
-    let v = synth::visible(rule);
+    let v = escape(rule);
     if v.chars().count() <= SHOWN_RULE {
         return v;
     }

@@ -763,9 +763,10 @@ fn render(r: &Value) -> String {
         out.push('\n');
     };
     // What settings files, plugins and calls hold is written as one line each, with
-    // controls, bidirectional overrides and zero-width characters shown escaped: a rule
-    // that only looks like another must not read as it (SPEC §3.6.1).
-    let s = |v: &Value| fnhooks::escaped_line(v.as_str().unwrap_or_default());
+    // controls, bidirectional overrides and zero-width characters shown escaped as every
+    // report escapes them: a rule that only looks like another must not read as it
+    // (SPEC §3.6.1).
+    let s = |v: &Value| crate::text::escape(v.as_str().unwrap_or_default());
     let verdict = &at(r, &["verdict"]);
     if let Some(e) = r.get("error") {
         line(format!("cannot read the call: {}", s(at(e, &["reason"]))));

@@ -22,6 +22,7 @@ mod policy_show;
 mod replay;
 mod source;
 mod test_cmd;
+mod text;
 
 use args::{
     machine_inputs, HookArgs, MachineInputs, ManagedArgs, OutputArgs, PersonArgs, PolicyArgs,

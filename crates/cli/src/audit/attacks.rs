@@ -387,7 +387,7 @@ pub(super) fn catalogue(
             };
             attacks.push(Attack {
                 family,
-                label: format!("{behavior} {}", synth::visible(rule)),
+                label: format!("{behavior} {}", crate::text::escape(rule)),
                 detail: json!({
                     "rule": rule,
                     "behavior": behavior.as_str(),

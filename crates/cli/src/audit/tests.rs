@@ -670,3 +670,13 @@ fn snapshot_controls() {
         .replace(&dir.path().display().to_string(), "<managed>");
     insta::assert_snapshot!("audit_controls", after_table(&text));
 }
+
+#[test]
+fn a_rule_is_shown_as_check_shows_it() {
+    // `check`'s report writes this rule `Bash(curl\u{200b}:*)` (check.rs's tests): the
+    // audit's, the same, and long rules cut after the escape.
+    assert_eq!(shown("Bash(curl\u{200b}:*)"), "Bash(curl\\u{200b}:*)");
+    assert_eq!(shown("Read(a\u{3164}b)"), "Read(a\\u{3164}b)");
+    let long = format!("Bash({}:*)", "x".repeat(200));
+    assert!(shown(&long).ends_with(&format!("… ({} characters)", long.chars().count())));
+}

@@ -51,7 +51,7 @@ fn failed_from_policy(e: &PolicyError) -> Failed {
 /// A path as the report and errors print it: control and bidirectional characters
 /// escaped (a file name is anybody's to choose).
 fn shown_path(p: &Path) -> String {
-    fnhooks::escaped_line(&p.display().to_string())
+    crate::text::escape(&p.display().to_string())
 }
 
 /// The most sessions kept at once (one per working folder, mode and loop); past it they
@@ -765,7 +765,7 @@ fn replay_file(
     if orphans > 0 {
         report.note(format!(
             "{}: {orphans} result(s) name no call before them in the file",
-            fnhooks::escaped_line(shown)
+            crate::text::escape(shown)
         ));
     }
     report.file_done(shown, r.format().map(transcript::Format::as_str));

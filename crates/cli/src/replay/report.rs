@@ -8,7 +8,7 @@
 
 use super::transcript::{parts_json, Call, Seen};
 use crate::audit::person::PersonMods;
-use fnhooks::escaped_line;
+use crate::text::{escape, fit, truncate};
 use permissions::{Decision, Mode, Verdict};
 use policy::{Policy, PolicyError};
 use serde::Serialize;
@@ -34,8 +34,8 @@ const OTHER_SESSIONS: &str = "(other sessions)";
 const MAX_TOOLS: usize = 1_000;
 /// The row of the tools past [`MAX_TOOLS`].
 const OTHER_TOOLS: &str = "(other tools)";
-/// The most characters of a working folder shown.
-const CWD_CHARS: usize = 200;
+/// The most terminal columns of a working folder shown.
+const CWD_COLUMNS: usize = 200;
 
 /// Counts one call of decision slot `d` under `name` in `map`, or under `other` once
 /// `map` counts `cap` names: a hostile transcript's names never grow the report without
@@ -151,10 +151,10 @@ impl Judged {
                 .as_deref()
                 .map(|s| format!(" [{s}{uncertain}]"))
                 .unwrap_or_default();
-            return format!("{}{source}{at}", escaped_line(rule));
+            return format!("{}{source}{at}", escape(rule));
         }
         if let Some(s) = &v.setting {
-            return format!("setting {}", escaped_line(s));
+            return format!("setting {}", escape(s));
         }
         if let Some(h) = &v.hook {
             return format!("{h} hook");
@@ -175,7 +175,7 @@ impl Judged {
             (Decision::Ask, Some(m)) => format!("no rule: the {} mode asks{refused}", m.as_str()),
             _ => v.reason.as_deref().map_or_else(
                 || "no rule".to_owned(),
-                |r| format!("no rule: {}", escaped_line(r)),
+                |r| format!("no rule: {}", escape(r)),
             ),
         }
     }
@@ -376,7 +376,7 @@ fn summary(tool: &str, input: &Value) -> String {
     } else {
         ""
     };
-    format!("{} {}{more}", escaped_line(tool), escaped_line(&one))
+    format!("{} {}{more}", escape(tool), escape(&one))
 }
 
 impl Report {
@@ -437,10 +437,7 @@ impl Report {
     /// A file that is no transcript (exit 2), and why.
     pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
         // Said at once on standard error too, for whoever runs it from a script.
-        crate::out::say(
-            "replay",
-            &format!("{}: {}", escaped_line(file), escaped_line(why)),
-        );
+        crate::out::say("replay", &format!("{}: {}", escape(file), escape(why)));
         self.unknown.push(json!({"file": file, "reason": why}));
         self.file_calls = 0;
         self.file_bad = 0;
@@ -756,7 +753,7 @@ const NAME: usize = 48;
 
 fn row(name: &str, calls: u64, t: &Value) -> String {
     format!(
-        "  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
+        "  {} {:>6} {:>6} {:>6} {:>6}\n",
         fit(name, NAME),
         calls,
         count(t, "allow"),
@@ -765,19 +762,10 @@ fn row(name: &str, calls: u64, t: &Value) -> String {
     )
 }
 
-fn fit(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 fn example_line(e: &Value) -> String {
     format!(
         "{}:{} {}",
-        escaped_line(str_of(e, "file")),
+        escape(str_of(e, "file")),
         count(e, "line"),
         str_of(e, "call")
     )
@@ -801,13 +789,13 @@ fn render(s: &Value) -> String {
     let policy_line = |p: &Value| match p.get("error").and_then(Value::as_str) {
         Some(e) => format!(
             "{} NOT READABLE: {}; {}",
-            escaped_line(str_of(p, "managed")),
-            escaped_line(e),
+            escape(str_of(p, "managed")),
+            escape(e),
             str_of(p, "in_force")
         ),
         None => format!(
             "{} ({} permission rules)",
-            escaped_line(str_of(p, "managed")),
+            escape(str_of(p, "managed")),
             count(p, "rules")
         ),
     };
@@ -830,9 +818,9 @@ fn render(s: &Value) -> String {
                 .map_or_else(String::new, |l| format!(":{l}"));
             o.push_str(&format!(
                 "    {}{at} {}: {}\n",
-                escaped_line(str_of(w, "file")),
-                escaped_line(str_of(w, "pointer")),
-                escaped_line(str_of(w, "reason"))
+                escape(str_of(w, "file")),
+                escape(str_of(w, "pointer")),
+                escape(str_of(w, "reason"))
             ));
         }
     };
@@ -847,7 +835,7 @@ fn render(s: &Value) -> String {
         let ids: Vec<String> = person
             .iter()
             .filter_map(Value::as_str)
-            .map(escaped_line)
+            .map(escape)
             .collect();
         o.push_str(&format!("person's plugins: {}\n", ids.join(", ")));
     }
@@ -859,7 +847,7 @@ fn render(s: &Value) -> String {
     if let Some(Value::Object(tools)) = s.get("by_tool") {
         for (t, c) in tools {
             o.push_str(&row(
-                &escaped_line(t),
+                &escape(t),
                 count(c, "allow") + count(c, "ask") + count(c, "deny"),
                 c,
             ));
@@ -877,7 +865,7 @@ fn render(s: &Value) -> String {
         let cwd = match r
             .get("cwd")
             .and_then(Value::as_str)
-            .map(|c| escaped_line(&fit(c, CWD_CHARS)))
+            .map(|c| escape(&truncate(c, CWD_COLUMNS)))
         {
             Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => c,
             Some(c) => format!("{c} (not on this machine: its paths are uncertain)"),
@@ -885,12 +873,12 @@ fn render(s: &Value) -> String {
         };
         o.push_str(&format!(
             "  {}  {}\n    cwd {}; mode {}; {} calls: {} allow, {} ask, {} deny\n",
-            escaped_line(str_of(r, "session")),
-            escaped_line(str_of(r, "file")),
+            escape(str_of(r, "session")),
+            escape(str_of(r, "file")),
             cwd,
             r.get("mode")
                 .and_then(Value::as_str)
-                .map_or_else(|| "(none recorded)".to_owned(), escaped_line),
+                .map_or_else(|| "(none recorded)".to_owned(), escape),
             count(r, "calls"),
             count(t, "allow"),
             count(t, "ask"),
@@ -950,11 +938,8 @@ fn render(s: &Value) -> String {
         for e in g.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
             let extra = match e.get("rewritten_by").and_then(Value::as_array) {
                 Some(by) if !by.is_empty() => {
-                    let names: Vec<String> = by
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(escaped_line)
-                        .collect();
+                    let names: Vec<String> =
+                        by.iter().filter_map(Value::as_str).map(escape).collect();
                     format!("; rewritten by {}", names.join(", "))
                 }
                 _ => String::new(),
@@ -1047,9 +1032,9 @@ fn render(s: &Value) -> String {
         {
             o.push_str(&format!(
                 "  {}:{}: {}\n",
-                escaped_line(str_of(b, "file")),
+                escape(str_of(b, "file")),
                 count(b, "line"),
-                escaped_line(str_of(b, "reason"))
+                escape(str_of(b, "reason"))
             ));
         }
     }
@@ -1059,8 +1044,8 @@ fn render(s: &Value) -> String {
         for u in unknown {
             o.push_str(&format!(
                 "  {}: {}\n",
-                escaped_line(str_of(u, "file")),
-                escaped_line(str_of(u, "reason"))
+                escape(str_of(u, "file")),
+                escape(str_of(u, "reason"))
             ));
         }
     }
@@ -1068,10 +1053,7 @@ fn render(s: &Value) -> String {
     if !notes.is_empty() {
         o.push_str("\nNotes\n");
         for n in notes {
-            o.push_str(&format!(
-                "  {}\n",
-                escaped_line(n.as_str().unwrap_or_default())
-            ));
+            o.push_str(&format!("  {}\n", escape(n.as_str().unwrap_or_default())));
         }
     }
     o
