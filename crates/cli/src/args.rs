@@ -20,10 +20,190 @@
 //! declared with `test`.
 
 use crate::audit::{AuditSource, PersonInputs};
-use clap::Args;
+use clap::{Args, Parser, Subcommand};
 use session::HookRunner;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// `sec-default`: the command line.
+#[derive(Parser)]
+#[command(
+    name = "sec-default",
+    version,
+    about = "The organization security default: audit managed settings against a person's plugins"
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Run the built-in catalogue of attacks against a managed folder, seated and unseated.
+    #[command(mut_arg("settings", |a| a.help(
+        "A person's settings file whose enabledPlugins (through its extraKnownMarketplaces) \
+         name the person's plugins to seat"
+    )))]
+    Audit {
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        hooks: HookArgs,
+        #[command(flatten)]
+        person: PersonArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Run scenario files (SCENARIOS.md) and folders of them.
+    Test {
+        /// Scenario files or folders.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Also run each scenario unseated and show what sec-default changed.
+        #[arg(long)]
+        compare: bool,
+        /// Replace every scenario's policy with this managed folder.
+        #[arg(long, value_name = "DIR")]
+        managed: Option<PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Managed policy commands.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+    /// The verdict the machine's settings give one call, and why: the rule that
+    /// decided with its file, line and JSON pointer, every rule that meets it, the
+    /// shell command's parts, the classic hooks that would run (never run), the mode,
+    /// and whether the security default holds it over a person's plugin.
+    #[command(mut_arg("user", |a| a.help(
+        "The user settings file (default: ~/.claude/settings.json)"
+    )))]
+    #[command(mut_arg("settings", |a| a.help(
+        "A settings file given as --settings to the agent (the flag source)"
+    )))]
+    Check {
+        /// `TOOL INPUT` (INPUT a JSON object, or the command, path or URL as text), or
+        /// one call in rule syntax: 'Bash(git push --force)'.
+        #[arg(required = true, num_args = 1..=2, value_name = "CALL")]
+        call: Vec<String>,
+        #[command(flatten)]
+        managed: ManagedArgs,
+        #[command(flatten)]
+        user: UserArgs,
+        /// The project folder whose .claude/settings.json and settings.local.json are
+        /// read (default: the working folder).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        #[command(flatten)]
+        settings: SettingsArgs,
+        /// The working folder the call is judged in (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The mode the session was given (default: as the settings start it).
+        #[arg(long, value_name = "MODE")]
+        mode: Option<String>,
+        /// Append the decision to this hash-chained decision log (JSON lines).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        #[command(flatten)]
+        hooks: HookArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Replay the tool calls of real sessions (Claude Code transcripts, folders of them
+    /// such as ~/.claude/projects, Codex rollouts, or a previous replay's --json) through
+    /// the policy: calls by decision per session and tool, every deny and ask with its
+    /// rule, what the person did next to what the policy says now, the holds; with
+    /// --against, the calls whose verdict differs under a second policy.
+    #[command(mut_arg("user", |a| a.help(
+        "A user settings file read by every session (default: none)"
+    )))]
+    #[command(mut_arg("json", |a| a.help(
+        "JSON lines: one per call, then one summary line with the counts"
+    )))]
+    Replay {
+        /// Transcripts (*.jsonl), folders of them, or - for standard input.
+        #[arg(required = true, value_name = "TRANSCRIPT|FOLDER")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// A second managed folder: report the calls whose verdict differs under it.
+        #[arg(long, value_name = "DIR")]
+        against: Option<PathBuf>,
+        #[command(flatten)]
+        user: UserArgs,
+        #[command(flatten)]
+        person: PersonArgs,
+        /// Append every decision to this hash-chained decision log (JSON lines).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        #[command(flatten)]
+        hooks: HookArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Decision log commands.
+    Log {
+        #[command(subcommand)]
+        command: LogCommand,
+    },
+    /// Mod commands.
+    Mods {
+        #[command(subcommand)]
+        command: ModsCommand,
+    },
+}
+
+/// `sec-default log ...`.
+#[derive(Subcommand)]
+pub(crate) enum LogCommand {
+    /// Check a decision log's hash chain; name the first line that breaks it.
+    Verify {
+        /// The log (JSON lines, as `check --log` and `replay --log` write).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// `sec-default mods ...`.
+#[derive(Subcommand)]
+pub(crate) enum ModsCommand {
+    /// What a mod hooks, which $ calls it makes, which environment variables and options
+    /// it uses, or why it cannot load; with --managed or --example, what the security
+    /// default holds over it under that policy.
+    #[command(mut_arg("managed", |a| a.help(
+        "Judge the mod against this managed folder's policy"
+    )))]
+    #[command(mut_arg("example", |a| a.help(
+        "Judge the mod against the example policy embedded in this binary"
+    )))]
+    Check {
+        /// The mod's folder (the one holding .claude-plugin/plugin.json).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// `sec-default policy ...`.
+#[derive(Subcommand)]
+pub(crate) enum PolicyCommand {
+    /// Show what the security default reads from the managed policy.
+    Show {
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
 
 /// The longest `--hook-timeout` (one hour): a cap, not a way to wait forever.
 const MAX_HOOK_TIMEOUT_SECS: f64 = 3600.0;

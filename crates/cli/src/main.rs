@@ -10,12 +10,30 @@
 //! With `--json`, every error is one JSON object on standard output, `{"error":
 //! {"file", "line", "column", "pointer", "reason", "exit_code"}}`; JSON keys are
 //! `snake_case` in every command.
+//!
+//! Where each concern lives:
+//!
+//! | file | concern |
+//! | --- | --- |
+//! | `main.rs` | dispatch: a parsed command line to the subcommand that runs it, exit codes |
+//! | `args.rs` | the command line: the subcommand tree, the flags several share, and the machine they name |
+//! | `audit.rs`, `audit/` | `audit`, and what the security default holds over a person's mods (`mods check`) |
+//! | `check.rs`, `check/` | `check`: one call's verdict, explained |
+//! | `replay/` | `replay`: transcripts read, replayed and reported |
+//! | `test_cmd.rs` | `test`: scenario files |
+//! | `policy_show.rs` | `policy show` |
+//! | `mods_check.rs` | `mods check` |
+//! | `log_verify.rs` | `log verify` |
+//! | `source.rs` | which managed folder a command reads, and the example compiled in |
+//! | `text.rs` | how reports write chosen text: one escaper, one width-aware fit |
+//! | `error.rs`, `out.rs` | errors as reported (with `--json`, as JSON), and standard output |
 #![forbid(unsafe_code)]
 
 mod args;
 mod audit;
 mod check;
 mod error;
+mod log_verify;
 mod mods_check;
 mod out;
 mod policy_show;
@@ -25,12 +43,11 @@ mod test_cmd;
 mod text;
 
 use args::{
-    machine_inputs, HookArgs, MachineInputs, ManagedArgs, OutputArgs, PersonArgs, PolicyArgs,
-    SettingsArgs, UserArgs,
+    machine_inputs, Cli, Command, LogCommand, MachineInputs, ModsCommand, PersonArgs, PolicyArgs,
+    PolicyCommand, UserArgs,
 };
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use error::CliError;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit code: everything held.
@@ -41,181 +58,6 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code: the managed policy cannot be read.
 pub const EXIT_POLICY_UNREADABLE: u8 = 3;
-
-#[derive(Parser)]
-#[command(
-    name = "sec-default",
-    version,
-    about = "The organization security default: audit managed settings against a person's plugins"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Run the built-in catalogue of attacks against a managed folder, seated and unseated.
-    #[command(mut_arg("settings", |a| a.help(
-        "A person's settings file whose enabledPlugins (through its extraKnownMarketplaces) \
-         name the person's plugins to seat"
-    )))]
-    Audit {
-        #[command(flatten)]
-        policy: PolicyArgs,
-        #[command(flatten)]
-        hooks: HookArgs,
-        #[command(flatten)]
-        person: PersonArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Run scenario files (SCENARIOS.md) and folders of them.
-    Test {
-        /// Scenario files or folders.
-        #[arg(required = true, value_name = "PATH")]
-        paths: Vec<PathBuf>,
-        /// Also run each scenario unseated and show what sec-default changed.
-        #[arg(long)]
-        compare: bool,
-        /// Replace every scenario's policy with this managed folder.
-        #[arg(long, value_name = "DIR")]
-        managed: Option<PathBuf>,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Managed policy commands.
-    Policy {
-        #[command(subcommand)]
-        command: PolicyCommand,
-    },
-    /// The verdict the machine's settings give one call, and why: the rule that
-    /// decided with its file, line and JSON pointer, every rule that meets it, the
-    /// shell command's parts, the classic hooks that would run (never run), the mode,
-    /// and whether the security default holds it over a person's plugin.
-    #[command(mut_arg("user", |a| a.help(
-        "The user settings file (default: ~/.claude/settings.json)"
-    )))]
-    #[command(mut_arg("settings", |a| a.help(
-        "A settings file given as --settings to the agent (the flag source)"
-    )))]
-    Check {
-        /// `TOOL INPUT` (INPUT a JSON object, or the command, path or URL as text), or
-        /// one call in rule syntax: 'Bash(git push --force)'.
-        #[arg(required = true, num_args = 1..=2, value_name = "CALL")]
-        call: Vec<String>,
-        #[command(flatten)]
-        managed: ManagedArgs,
-        #[command(flatten)]
-        user: UserArgs,
-        /// The project folder whose .claude/settings.json and settings.local.json are
-        /// read (default: the working folder).
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-        #[command(flatten)]
-        settings: SettingsArgs,
-        /// The working folder the call is judged in (default: the current folder).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// The mode the session was given (default: as the settings start it).
-        #[arg(long, value_name = "MODE")]
-        mode: Option<String>,
-        /// Append the decision to this hash-chained decision log (JSON lines).
-        #[arg(long, value_name = "FILE")]
-        log: Option<PathBuf>,
-        #[command(flatten)]
-        hooks: HookArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Replay the tool calls of real sessions (Claude Code transcripts, folders of them
-    /// such as ~/.claude/projects, Codex rollouts, or a previous replay's --json) through
-    /// the policy: calls by decision per session and tool, every deny and ask with its
-    /// rule, what the person did next to what the policy says now, the holds; with
-    /// --against, the calls whose verdict differs under a second policy.
-    #[command(mut_arg("user", |a| a.help(
-        "A user settings file read by every session (default: none)"
-    )))]
-    #[command(mut_arg("json", |a| a.help(
-        "JSON lines: one per call, then one summary line with the counts"
-    )))]
-    Replay {
-        /// Transcripts (*.jsonl), folders of them, or - for standard input.
-        #[arg(required = true, value_name = "TRANSCRIPT|FOLDER")]
-        paths: Vec<PathBuf>,
-        #[command(flatten)]
-        policy: PolicyArgs,
-        /// A second managed folder: report the calls whose verdict differs under it.
-        #[arg(long, value_name = "DIR")]
-        against: Option<PathBuf>,
-        #[command(flatten)]
-        user: UserArgs,
-        #[command(flatten)]
-        person: PersonArgs,
-        /// Append every decision to this hash-chained decision log (JSON lines).
-        #[arg(long, value_name = "FILE")]
-        log: Option<PathBuf>,
-        #[command(flatten)]
-        hooks: HookArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Decision log commands.
-    Log {
-        #[command(subcommand)]
-        command: LogCommand,
-    },
-    /// Mod commands.
-    Mods {
-        #[command(subcommand)]
-        command: ModsCommand,
-    },
-}
-
-#[derive(Subcommand)]
-enum LogCommand {
-    /// Check a decision log's hash chain; name the first line that breaks it.
-    Verify {
-        /// The log (JSON lines, as `check --log` and `replay --log` write).
-        #[arg(value_name = "FILE")]
-        file: PathBuf,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-}
-
-#[derive(Subcommand)]
-enum ModsCommand {
-    /// What a mod hooks, which $ calls it makes, which environment variables and options
-    /// it uses, or why it cannot load; with --managed or --example, what the security
-    /// default holds over it under that policy.
-    #[command(mut_arg("managed", |a| a.help(
-        "Judge the mod against this managed folder's policy"
-    )))]
-    #[command(mut_arg("example", |a| a.help(
-        "Judge the mod against the example policy embedded in this binary"
-    )))]
-    Check {
-        /// The mod's folder (the one holding .claude-plugin/plugin.json).
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
-        #[command(flatten)]
-        policy: PolicyArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-}
-
-#[derive(Subcommand)]
-enum PolicyCommand {
-    /// Show what the security default reads from the managed policy.
-    Show {
-        #[command(flatten)]
-        policy: PolicyArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-}
 
 /// A progress bar on standard error when it is a terminal, drawn with `template`
 /// (indicatif's); hidden when standard error is piped or a file, so reports and
@@ -309,7 +151,7 @@ fn run() -> u8 {
         }),
         Command::Log {
             command: LogCommand::Verify { file, output },
-        } => check::verify(&file, output.json),
+        } => log_verify::run(&file, output.json),
         Command::Mods {
             command:
                 ModsCommand::Check {

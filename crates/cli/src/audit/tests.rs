@@ -8,7 +8,10 @@
     clippy::indexing_slicing
 )]
 
+use super::attacks::Family;
+use super::report::{shown, WIDTH};
 use super::*;
+use serde_json::json;
 use std::fs;
 
 const CRATE: &str = env!("CARGO_MANIFEST_DIR");
