@@ -19,7 +19,7 @@
 //! `test --managed` replaces each scenario's policy: another flag under the same name,
 //! declared with `test`.
 
-use crate::audit::{AuditSource, PersonInputs};
+use crate::inputs::{MachineInputs, PersonInputs, PolicySource};
 use clap::{Args, Parser, Subcommand};
 use session::HookRunner;
 use std::path::PathBuf;
@@ -243,18 +243,18 @@ impl PolicyArgs {
     /// The policy the flags name: the `--managed` folder, the embedded example, or
     /// `None` when neither is given (the command says what that means: the platform
     /// folder for most, no policy at all for `mods check`).
-    pub(crate) fn given(&self) -> Option<AuditSource> {
+    pub(crate) fn given(&self) -> Option<PolicySource> {
         match (&self.folder.managed, self.example) {
-            (Some(dir), _) => Some(AuditSource::Folder(dir.clone())),
-            (None, true) => Some(AuditSource::Embedded),
+            (Some(dir), _) => Some(PolicySource::Folder(dir.clone())),
+            (None, true) => Some(PolicySource::Embedded),
             (None, false) => None,
         }
     }
 
     /// The policy the flags name, the platform folder when neither flag is given.
-    pub(crate) fn source(&self) -> AuditSource {
+    pub(crate) fn source(&self) -> PolicySource {
         self.given()
-            .unwrap_or_else(|| AuditSource::Platform(policy::platform_folder()))
+            .unwrap_or_else(|| PolicySource::Platform(policy::platform_folder()))
     }
 }
 
@@ -343,20 +343,6 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// A machine's inputs, as a command's shared flags name them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct MachineInputs {
-    /// Where the managed policy is read (SPEC §2.1 "Locations").
-    pub policy: AuditSource,
-    /// The person's user settings file (`--user`), when given; what is read when it is
-    /// not is the command's to say.
-    pub user: Option<PathBuf>,
-    /// The person's `--settings` file and `--plugin-dir` folders.
-    pub person: PersonInputs,
-    /// How classic hooks' commands run: not at all unless `--run-hooks`.
-    pub hooks: HookRunner,
-}
-
 /// The machine the shared flags name: the policy (the platform folder unless
 /// `--managed` or `--example`), the person's settings and mods, and how hooks run. A
 /// command passes `&Default::default()` for a struct it does not flatten.
@@ -403,7 +389,7 @@ mod tests {
         );
         assert_eq!(
             none.policy,
-            AuditSource::Platform(policy::platform_folder())
+            PolicySource::Platform(policy::platform_folder())
         );
         assert_eq!(none.hooks, HookRunner::NotRun);
         assert!(none.person.is_empty() && none.user.is_none());
@@ -412,14 +398,14 @@ mod tests {
             example: true,
             ..PolicyArgs::default()
         };
-        assert_eq!(example.given(), Some(AuditSource::Embedded));
+        assert_eq!(example.given(), Some(PolicySource::Embedded));
         let folder = PolicyArgs {
             folder: ManagedArgs {
                 managed: Some(PathBuf::from("/m")),
             },
             example: false,
         };
-        assert_eq!(folder.source(), AuditSource::Folder(PathBuf::from("/m")));
+        assert_eq!(folder.source(), PolicySource::Folder(PathBuf::from("/m")));
 
         let hooks = HookArgs {
             run_hooks: true,

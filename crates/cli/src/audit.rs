@@ -26,14 +26,13 @@ mod controls;
 /// What the audit says of the policy itself: its hooks, seating and advice.
 mod findings;
 /// A person's real mods, seated in the audit.
-pub(crate) mod person;
+mod person;
 /// The report, in words and as JSON.
 mod report;
 /// Calls synthesized to meet a deny or ask rule (SPEC §4 "Rule syntax").
 mod synth;
 
-pub(crate) use person::PersonInputs;
-
+use crate::inputs::{PersonInputs, PersonMods, PolicySource};
 use crate::source::{first_line, TempFolder};
 use attacks::Attack;
 use findings::{advice, hook_rows, seating};
@@ -43,19 +42,7 @@ use report::{ModeRow, Row};
 use serde_json::Value;
 use session::{BlockingSession, HookRunner};
 use std::fmt;
-use std::path::{Path, PathBuf};
-
-/// Which managed folder the audit reads (SPEC §2.1 "Locations").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum AuditSource {
-    /// A folder named with `--managed`; it must exist (bad input otherwise).
-    Folder(PathBuf),
-    /// The platform folder; when it does not exist, the audit runs on the empty policy
-    /// the engine reads there and says so, as `policy show` does.
-    Platform(PathBuf),
-    /// The example policy embedded in the binary (`examples/managed/`, `--example`).
-    Embedded,
-}
+use std::path::Path;
 
 /// Why the audit could not run, each with its exit code.
 #[derive(Debug, Clone)]
@@ -85,15 +72,15 @@ impl std::error::Error for AuditError {}
 /// The error as the CLI reports it.
 impl AuditError {
     /// The file, position, reason and exit code (2 bad input, 3 unreadable policy).
-    pub(crate) fn to_cli_error(&self, source: &AuditSource) -> crate::error::CliError {
+    pub(crate) fn to_cli_error(&self, source: &PolicySource) -> crate::error::CliError {
         use crate::error::CliError;
         match self {
             AuditError::PolicyUnreadable(e) => CliError::from_policy(e),
             AuditError::BadInput(m) => match source {
-                AuditSource::Folder(p) | AuditSource::Platform(p) => {
+                PolicySource::Folder(p) | PolicySource::Platform(p) => {
                     CliError::parsed(m.clone(), p, crate::EXIT_BAD_INPUT)
                 }
-                AuditSource::Embedded => CliError::new(None, m.clone(), crate::EXIT_BAD_INPUT),
+                PolicySource::Embedded => CliError::new(None, m.clone(), crate::EXIT_BAD_INPUT),
             },
         }
     }
@@ -109,7 +96,7 @@ impl AuditError {
 /// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
 /// does not exist or is not a folder.
 pub(crate) fn run(
-    source: &AuditSource,
+    source: &PolicySource,
     hooks: HookRunner,
     person: &PersonInputs,
 ) -> Result<AuditReport, AuditError> {
@@ -132,11 +119,11 @@ pub(crate) fn run(
 /// [`AuditError::BadInput`] for a folder that does not exist or is not a folder, or an
 /// empty or example folder that cannot be written; what `work` returns.
 fn with_folder<T>(
-    source: &AuditSource,
+    source: &PolicySource,
     work: impl FnOnce(&Path, String, &'static str, Option<&Path>) -> Result<T, AuditError>,
 ) -> Result<T, AuditError> {
     match source {
-        AuditSource::Folder(path) => {
+        PolicySource::Folder(path) => {
             if !path.exists() {
                 return Err(AuditError::BadInput(format!(
                     "{}: the managed folder given does not exist",
@@ -151,13 +138,13 @@ fn with_folder<T>(
             }
             work(path, first_line("folder", path, true), "folder", Some(path))
         }
-        AuditSource::Platform(path) if path.exists() => work(
+        PolicySource::Platform(path) if path.exists() => work(
             path,
             first_line("platform", path, true),
             "platform",
             Some(path),
         ),
-        AuditSource::Platform(path) => {
+        PolicySource::Platform(path) => {
             let empty = TempFolder::empty().map_err(AuditError::BadInput)?;
             work(
                 empty.path(),
@@ -166,7 +153,7 @@ fn with_folder<T>(
                 Some(path),
             )
         }
-        AuditSource::Embedded => {
+        PolicySource::Embedded => {
             let folder = TempFolder::example().map_err(AuditError::BadInput)?;
             work(
                 folder.path(),
@@ -186,7 +173,7 @@ fn with_folder<T>(
 ///
 /// As [`run`]: the policy unreadable (exit 3), bad input (exit 2).
 pub(crate) fn mod_holds(
-    source: &AuditSource,
+    source: &PolicySource,
     person: &PersonInputs,
 ) -> Result<ModHolds, AuditError> {
     with_folder(source, |folder, heading, _, _| {
@@ -204,8 +191,7 @@ pub(crate) fn mod_holds(
             &indicatif::ProgressBar::hidden(),
         );
         let managed = loader::managed_settings(&Ok(policy.clone()));
-        let mods =
-            person::PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
+        let mods = PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
         let pinned = attacks::pinned_names(&catalogue);
         let reports = person::mod_reports(folder, &catalogue, &mods, HookRunner::NotRun, &pinned);
         Ok(ModHolds {
@@ -269,10 +255,10 @@ fn audit_folder(
     progress.inc_length(catalogue.len() as u64);
     progress.set_message("attacks run");
     let person = if person_inputs.is_empty() {
-        person::PersonMods::default()
+        PersonMods::default()
     } else {
         let managed = loader::managed_settings(&Ok(policy.clone()));
-        person::PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
+        PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
     };
     let listed = || person.listed();
     let start_mode = oracle.session().core().facts().mode;

@@ -20,9 +20,9 @@ mod explain;
 /// The explanation in words.
 mod render;
 
-use crate::args::MachineInputs;
-use crate::audit::AuditSource;
 use crate::error::CliError;
+use crate::inputs::MachineInputs;
+use crate::inputs::PolicySource;
 use crate::out;
 use permissions::{Mode, SettingsSource};
 use policy::{ManagedLocation, Policy};
@@ -195,9 +195,9 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     let project = args.project.clone().unwrap_or_else(|| cwd.clone());
     let (managed, named) = match &args.machine.policy {
-        AuditSource::Folder(dir) => (dir.clone(), Some(dir.clone())),
-        AuditSource::Platform(dir) => (dir.clone(), None),
-        AuditSource::Embedded => {
+        PolicySource::Folder(dir) => (dir.clone(), Some(dir.clone())),
+        PolicySource::Platform(dir) => (dir.clone(), None),
+        PolicySource::Embedded => {
             let e = CliError::new(
                 None,
                 "check reads a managed folder, not the embedded example",

@@ -17,6 +17,7 @@
 //! | --- | --- |
 //! | `main.rs` | dispatch: a parsed command line to the subcommand that runs it, exit codes |
 //! | `args.rs` | the command line: the subcommand tree, the flags several share, and the machine they name |
+//! | `inputs.rs` | the inputs commands share: where the policy is read, a person's plugins named and read |
 //! | `audit.rs`, `audit/` | `audit`, and what the security default holds over a person's mods (`mods check`) |
 //! | `check.rs`, `check/` | `check`: one call's verdict, explained |
 //! | `replay/` | `replay`: transcripts read, replayed and reported |
@@ -33,6 +34,7 @@ mod args;
 mod audit;
 mod check;
 mod error;
+mod inputs;
 mod log_verify;
 mod mods_check;
 mod out;
@@ -43,11 +45,12 @@ mod test_cmd;
 mod text;
 
 use args::{
-    machine_inputs, Cli, Command, LogCommand, MachineInputs, ModsCommand, PersonArgs, PolicyArgs,
-    PolicyCommand, UserArgs,
+    machine_inputs, Cli, Command, LogCommand, ModsCommand, PersonArgs, PolicyArgs, PolicyCommand,
+    UserArgs,
 };
 use clap::Parser;
 use error::CliError;
+use inputs::MachineInputs;
 use std::process::ExitCode;
 
 /// Exit code: everything held.

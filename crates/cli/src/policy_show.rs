@@ -2,8 +2,8 @@
 //! (SPEC §2): sources found, warnings (file, pointer, reason), the two options,
 //! reserved tool-name scopes, pinned variables, rule counts, and whether it is seated.
 
-use crate::audit::AuditSource;
 use crate::error::CliError;
+use crate::inputs::PolicySource;
 use crate::source::{first_line, TempFolder};
 use crate::{out, EXIT_BAD_INPUT, EXIT_OK, EXIT_POLICY_UNREADABLE};
 use permissions::{RuleSet, SettingsSource};
@@ -16,11 +16,11 @@ use std::fmt::Write as _;
 /// example embedded in the binary (`--example`), or the platform folder; returns the
 /// exit code (0; 2 for a folder that does not exist; 3 for a policy that cannot be
 /// read, SPEC §2.1).
-pub(crate) fn run(source: &AuditSource, json: bool) -> u8 {
+pub(crate) fn run(source: &PolicySource, json: bool) -> u8 {
     // The example written out for the command's run, with `--example`.
     let mut temp = None;
     let (location, kind) = match source {
-        AuditSource::Embedded => match TempFolder::example() {
+        PolicySource::Embedded => match TempFolder::example() {
             Ok(t) => (
                 ManagedLocation::Explicit(temp.insert(t).path().to_path_buf()),
                 "embedded",
@@ -29,7 +29,7 @@ pub(crate) fn run(source: &AuditSource, json: bool) -> u8 {
                 return out::fail("policy show", &CliError::new(None, m, EXIT_BAD_INPUT), json)
             }
         },
-        AuditSource::Folder(dir) if dir.exists() && !dir.is_dir() => {
+        PolicySource::Folder(dir) if dir.exists() && !dir.is_dir() => {
             // As `audit` and `test` read it: a --managed that names a file is bad input.
             let err = CliError::new(
                 Some(dir),
@@ -38,8 +38,8 @@ pub(crate) fn run(source: &AuditSource, json: bool) -> u8 {
             );
             return out::fail("policy show", &err, json);
         }
-        AuditSource::Folder(dir) => (ManagedLocation::Explicit(dir.clone()), "folder"),
-        AuditSource::Platform(_) => (ManagedLocation::Platform, "platform"),
+        PolicySource::Folder(dir) => (ManagedLocation::Explicit(dir.clone()), "folder"),
+        PolicySource::Platform(_) => (ManagedLocation::Platform, "platform"),
     };
     match policy::read_policy(&location) {
         Ok(p) => {

@@ -13,6 +13,7 @@ use super::report::{shown, WIDTH};
 use super::*;
 use serde_json::json;
 use std::fs;
+use std::path::PathBuf;
 
 const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -43,7 +44,7 @@ fn relative(text: &str) -> String {
 
 fn audit(folder: &Path) -> AuditReport {
     run(
-        &AuditSource::Folder(folder.to_path_buf()),
+        &PolicySource::Folder(folder.to_path_buf()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -258,7 +259,7 @@ fn an_empty_folder_is_all_advice() {
 #[test]
 fn bad_input_and_unreadable_policies() {
     let missing = run(
-        &AuditSource::Folder(PathBuf::from("/nonexistent/managed")),
+        &PolicySource::Folder(PathBuf::from("/nonexistent/managed")),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -276,7 +277,7 @@ fn bad_input_and_unreadable_policies() {
     )
     .unwrap();
     let err = run(
-        &AuditSource::Folder(dir.path().to_path_buf()),
+        &PolicySource::Folder(dir.path().to_path_buf()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -290,7 +291,7 @@ fn bad_input_and_unreadable_policies() {
     let file = dir.path().join("managed-settings.json");
     assert!(matches!(
         run(
-            &AuditSource::Folder(file),
+            &PolicySource::Folder(file),
             HookRunner::NotRun,
             &PersonInputs::default()
         )
@@ -313,7 +314,7 @@ fn bad_input_and_unreadable_policies() {
 fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     let missing = PathBuf::from("/nonexistent/claude-code");
     let report = run(
-        &AuditSource::Platform(missing.clone()),
+        &PolicySource::Platform(missing.clone()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -329,7 +330,7 @@ fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     assert_eq!(report.breaches(), 0);
 
     let embedded = run(
-        &AuditSource::Embedded,
+        &PolicySource::Embedded,
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -403,7 +404,7 @@ fn run_hooks_runs_them_sandboxed_with_the_audits_cap() {
     let marker = out.path().join("marker");
     let dir = hooked(&marker);
     let report = run(
-        &AuditSource::Folder(dir.path().to_path_buf()),
+        &PolicySource::Folder(dir.path().to_path_buf()),
         HookRunner::Sandboxed {
             cap: std::time::Duration::from_secs(10),
         },

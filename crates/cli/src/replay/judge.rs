@@ -5,7 +5,7 @@
 use super::judged::Judged;
 use super::transcript::Call;
 use super::Origins;
-use crate::audit::person::PersonMods;
+use crate::inputs::PersonMods;
 use permissions::{Loop, Mode};
 use session::{
     BlockingSession, DecisionLog, DecisionRecord, DecisionSink, HookRunner, SessionConfig,

@@ -31,10 +31,10 @@ mod render;
 mod report;
 pub(crate) mod transcript;
 
-use crate::args::MachineInputs;
-use crate::audit::person::PersonMods;
-use crate::audit::AuditSource;
 use crate::error::CliError;
+use crate::inputs::MachineInputs;
+use crate::inputs::PersonMods;
+use crate::inputs::PolicySource;
 use crate::out;
 use files::transcripts;
 use judge::{Capture, Judge};
@@ -207,12 +207,12 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     // The example written out for the replay's run, with `--example`.
     let mut example = None;
     let (folder, policy_read, policy_name) = match &args.machine.policy {
-        AuditSource::Folder(dir) => (
+        PolicySource::Folder(dir) => (
             dir.clone(),
             read_managed("--managed", dir)?,
             shown_path(dir),
         ),
-        AuditSource::Embedded => {
+        PolicySource::Embedded => {
             let t = example.insert(
                 crate::source::TempFolder::example()
                     .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
@@ -223,7 +223,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
                 "examples/managed".to_owned(),
             )
         }
-        AuditSource::Platform(platform) => {
+        PolicySource::Platform(platform) => {
             if platform.is_dir() {
                 let read = read_managed("--managed", platform)?;
                 let name = shown_path(platform);

@@ -8,7 +8,7 @@
 
 use super::judged::Judged;
 use super::transcript::{parts_json, Call, Seen};
-use crate::audit::person::PersonMods;
+use crate::inputs::PersonMods;
 use crate::text::escape;
 use permissions::{Decision, Mode};
 use policy::{Policy, PolicyError};
