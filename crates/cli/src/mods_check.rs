@@ -9,14 +9,15 @@
 //! breached seated; 2 bad input (a folder that does not exist, a managed folder that
 //! does not exist); 3 the managed policy cannot be read.
 
-use crate::audit::{self, AuditSource, PersonInputs};
+use crate::audit;
 use crate::error::CliError;
+use crate::inputs::{PersonInputs, PolicySource};
 use crate::out;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Runs `mods check` on `dir`; the policy `source` is judged against when given.
-pub(crate) fn run(dir: &Path, source: Option<AuditSource>, json: bool) -> u8 {
+pub(crate) fn run(dir: &Path, source: Option<PolicySource>, json: bool) -> u8 {
     if !dir.is_dir() {
         let e = CliError::parsed(
             format!(

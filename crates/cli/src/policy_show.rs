@@ -3,6 +3,7 @@
 //! reserved tool-name scopes, pinned variables, rule counts, and whether it is seated.
 
 use crate::error::CliError;
+use crate::inputs::PolicySource;
 use crate::source::{first_line, TempFolder};
 use crate::{out, EXIT_BAD_INPUT, EXIT_OK, EXIT_POLICY_UNREADABLE};
 use permissions::{RuleSet, SettingsSource};
@@ -10,38 +11,35 @@ use policy::{ManagedLocation, Policy};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-/// Runs `policy show` on the folder `--managed` names, the example embedded in the
-/// binary (`--example`), or the platform folder; returns the exit code (0; 2 for a
-/// folder that does not exist; 3 for a policy that cannot be read, SPEC §2.1).
-pub(crate) fn run(managed: Option<PathBuf>, example: bool, json: bool) -> u8 {
-    let temp = if example {
-        match TempFolder::example() {
-            Ok(t) => Some(t),
+/// Runs `policy show` on the policy `source` names: the folder `--managed` names, the
+/// example embedded in the binary (`--example`), or the platform folder; returns the
+/// exit code (0; 2 for a folder that does not exist; 3 for a policy that cannot be
+/// read, SPEC §2.1).
+pub(crate) fn run(source: &PolicySource, json: bool) -> u8 {
+    // The example written out for the command's run, with `--example`.
+    let mut temp = None;
+    let (location, kind) = match source {
+        PolicySource::Embedded => match TempFolder::example() {
+            Ok(t) => (
+                ManagedLocation::Explicit(temp.insert(t).path().to_path_buf()),
+                "embedded",
+            ),
             Err(m) => {
                 return out::fail("policy show", &CliError::new(None, m, EXIT_BAD_INPUT), json)
             }
+        },
+        PolicySource::Folder(dir) if dir.exists() && !dir.is_dir() => {
+            // As `audit` and `test` read it: a --managed that names a file is bad input.
+            let err = CliError::new(
+                Some(dir),
+                "the managed folder given is not a folder",
+                EXIT_BAD_INPUT,
+            );
+            return out::fail("policy show", &err, json);
         }
-    } else {
-        None
-    };
-    if let Some(dir) = managed.as_ref().filter(|d| d.exists() && !d.is_dir()) {
-        // As `audit` and `test` read it: a --managed that names a file is bad input.
-        let err = CliError::new(
-            Some(dir),
-            "the managed folder given is not a folder",
-            EXIT_BAD_INPUT,
-        );
-        return out::fail("policy show", &err, json);
-    }
-    let (location, kind) = match (&temp, managed) {
-        (Some(t), _) => (
-            ManagedLocation::Explicit(t.path().to_path_buf()),
-            "embedded",
-        ),
-        (None, Some(dir)) => (ManagedLocation::Explicit(dir), "folder"),
-        (None, None) => (ManagedLocation::Platform, "platform"),
+        PolicySource::Folder(dir) => (ManagedLocation::Explicit(dir.clone()), "folder"),
+        PolicySource::Platform(_) => (ManagedLocation::Platform, "platform"),
     };
     match policy::read_policy(&location) {
         Ok(p) => {

@@ -6,6 +6,7 @@
 //! person's plugins (the oracle session) actually decides by that rule. So a wrong
 //! guess can never make an attack pass; at worst the rule is listed as not exercised.
 
+use crate::text::hidden_char;
 use serde_json::{json, Value};
 
 /// The working directory of every audit session (the scenario format's default).
@@ -312,32 +313,6 @@ fn plausible_input(tool: &str) -> Value {
         t if PATH_TOOLS.contains(&t) => path_input(t, &format!("{CWD}/README.md")),
         _ => json!({}),
     }
-}
-
-/// The first character of `text` that does not show as itself: a control, a format
-/// character (zero-width, direction marks), or a space other than the plain one.
-pub(super) fn hidden_char(text: &str) -> Option<char> {
-    text.chars().find(|c| {
-        c.is_control()
-            || matches!(*c, '\u{00a0}' | '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}'
-                | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180e}' | '\u{2000}'..='\u{200f}'
-                | '\u{2028}'..='\u{202f}' | '\u{205f}'..='\u{206f}' | '\u{3000}' | '\u{3164}'
-                | '\u{feff}' | '\u{ffa0}' | '\u{fff9}'..='\u{fffb}')
-    })
-}
-
-/// `text` with every hidden character ([`hidden_char`]) written as `\u{XXXX}`, so a
-/// report shows what a rule really says.
-pub(super) fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if hidden_char(c.encode_utf8(&mut [0; 4])).is_some() {
-            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Whether a `Bash(...)` pattern is alternatives of prefixes joined by `|`

@@ -8,8 +8,12 @@
     clippy::indexing_slicing
 )]
 
+use super::attacks::Family;
+use super::report::{shown, WIDTH};
 use super::*;
+use serde_json::json;
 use std::fs;
+use std::path::PathBuf;
 
 const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -40,7 +44,7 @@ fn relative(text: &str) -> String {
 
 fn audit(folder: &Path) -> AuditReport {
     run(
-        &AuditSource::Folder(folder.to_path_buf()),
+        &PolicySource::Folder(folder.to_path_buf()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -255,7 +259,7 @@ fn an_empty_folder_is_all_advice() {
 #[test]
 fn bad_input_and_unreadable_policies() {
     let missing = run(
-        &AuditSource::Folder(PathBuf::from("/nonexistent/managed")),
+        &PolicySource::Folder(PathBuf::from("/nonexistent/managed")),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -273,7 +277,7 @@ fn bad_input_and_unreadable_policies() {
     )
     .unwrap();
     let err = run(
-        &AuditSource::Folder(dir.path().to_path_buf()),
+        &PolicySource::Folder(dir.path().to_path_buf()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -287,7 +291,7 @@ fn bad_input_and_unreadable_policies() {
     let file = dir.path().join("managed-settings.json");
     assert!(matches!(
         run(
-            &AuditSource::Folder(file),
+            &PolicySource::Folder(file),
             HookRunner::NotRun,
             &PersonInputs::default()
         )
@@ -310,7 +314,7 @@ fn bad_input_and_unreadable_policies() {
 fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     let missing = PathBuf::from("/nonexistent/claude-code");
     let report = run(
-        &AuditSource::Platform(missing.clone()),
+        &PolicySource::Platform(missing.clone()),
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -326,7 +330,7 @@ fn no_platform_folder_is_the_empty_policy_and_the_example_is_asked_for() {
     assert_eq!(report.breaches(), 0);
 
     let embedded = run(
-        &AuditSource::Embedded,
+        &PolicySource::Embedded,
         HookRunner::NotRun,
         &PersonInputs::default(),
     )
@@ -400,7 +404,7 @@ fn run_hooks_runs_them_sandboxed_with_the_audits_cap() {
     let marker = out.path().join("marker");
     let dir = hooked(&marker);
     let report = run(
-        &AuditSource::Folder(dir.path().to_path_buf()),
+        &PolicySource::Folder(dir.path().to_path_buf()),
         HookRunner::Sandboxed {
             cap: std::time::Duration::from_secs(10),
         },
@@ -669,4 +673,14 @@ fn snapshot_controls() {
         .render()
         .replace(&dir.path().display().to_string(), "<managed>");
     insta::assert_snapshot!("audit_controls", after_table(&text));
+}
+
+#[test]
+fn a_rule_is_shown_as_check_shows_it() {
+    // `check`'s report writes this rule `Bash(curl\u{200b}:*)` (check.rs's tests): the
+    // audit's, the same, and long rules cut after the escape.
+    assert_eq!(shown("Bash(curl\u{200b}:*)"), "Bash(curl\\u{200b}:*)");
+    assert_eq!(shown("Read(a\u{3164}b)"), "Read(a\\u{3164}b)");
+    let long = format!("Bash({}:*)", "x".repeat(200));
+    assert!(shown(&long).ends_with(&format!("… ({} characters)", long.chars().count())));
 }

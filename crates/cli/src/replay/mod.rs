@@ -8,20 +8,41 @@
 //! §4): one session per (working folder, mode, loop), kept while the replay runs. A
 //! working folder that does not exist on this machine leaves globs and paths in it
 //! unresolved, so they are uncertain (SPEC §4 "What the core cannot see").
+//!
+//! | file | concern |
+//! | --- | --- |
+//! | `replay/mod.rs` | the run: the policies and settings read, each file replayed, the exit code |
+//! | `replay/files.rs` | which transcript files the paths name |
+//! | `replay/transcript.rs`, `replay/transcript/` | reading transcripts, one format per file |
+//! | `replay/judge.rs` | a call judged in a session of its folder, mode and loop |
+//! | `replay/judged.rs` | the verdict of one call |
+//! | `replay/report.rs` | the report, collected call by call, and its JSON |
+//! | `replay/render.rs` | the report in words |
 
+/// The transcripts named on the command line.
+mod files;
+/// A call judged in a session of its folder, mode and loop.
+mod judge;
+/// The verdict of one call.
+mod judged;
+/// The report in words.
+mod render;
+/// The report, collected call by call, and its JSON.
 mod report;
 pub(crate) mod transcript;
 
-use crate::audit::person::{PersonInputs, PersonMods};
 use crate::error::CliError;
+use crate::inputs::MachineInputs;
+use crate::inputs::PersonMods;
+use crate::inputs::PolicySource;
 use crate::out;
-use permissions::{Loop, Mode, RuleSet, SettingsSource};
+use files::transcripts;
+use judge::{Capture, Judge};
+use judged::Judged;
+use permissions::{RuleSet, SettingsSource};
 use policy::{ManagedLocation, Policy, PolicyError};
-use report::{Judged, Report};
-use session::{
-    BlockingSession, DecisionLog, DecisionRecord, DecisionSink, HookRunner, SessionConfig,
-    SettingsInput, SettingsInputs,
-};
+use report::Report;
+use session::{DecisionLog, SettingsInput, SettingsInputs};
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -49,12 +70,8 @@ fn failed_from_policy(e: &PolicyError) -> Failed {
 /// A path as the report and errors print it: control and bidirectional characters
 /// escaped (a file name is anybody's to choose).
 fn shown_path(p: &Path) -> String {
-    fnhooks::escaped_line(&p.display().to_string())
+    crate::text::escape(&p.display().to_string())
 }
-
-/// The most sessions kept at once (one per working folder, mode and loop); past it they
-/// are all started afresh.
-const MAX_SESSIONS: usize = 64;
 
 /// The most calls waiting for their result before the oldest is taken as having none
 /// (a transcript whose calls never get results must not be held in memory whole).
@@ -63,232 +80,23 @@ const MAX_PENDING: usize = 10_000;
 /// The most bytes of lines the calls waiting for their result may hold (64 MiB).
 const MAX_PENDING_BYTES: usize = 64 << 20;
 
-/// The working folder of a call whose transcript records none.
-const UNKNOWN_CWD: &str = "/unknown-working-folder";
-
-/// How deep a folder is searched for transcripts.
-const MAX_DEPTH: usize = 64;
-
 /// What `replay` reads.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct ReplayArgs {
     /// Transcripts, folders of them, or `-` (standard input).
     pub paths: Vec<PathBuf>,
-    /// The managed folder (default: the platform folder).
-    pub managed: Option<PathBuf>,
-    /// The example policy embedded in the binary instead.
-    pub example: bool,
+    /// The managed folder (the platform folder unless `--managed` or `--example`), a
+    /// user settings file (default: none; the person's own are not this machine's), a
+    /// settings file given as `--settings` (the flag source) whose `enabledPlugins`
+    /// name a person's plugins, a person's mod folders, and how classic hooks run (by
+    /// default: not at all).
+    pub machine: MachineInputs,
     /// A second managed folder: the calls whose verdict differs under it.
     pub against: Option<PathBuf>,
-    /// A user settings file (default: none; the person's own are not this machine's).
-    pub user: Option<PathBuf>,
-    /// A settings file given as `--settings` (the flag source); its `enabledPlugins`
-    /// name a person's plugins.
-    pub settings: Option<PathBuf>,
-    /// A person's mod folders.
-    pub plugin_dirs: Vec<PathBuf>,
     /// Append every decision to this hash-chained decision log.
     pub log: Option<PathBuf>,
-    /// How classic hooks run (by default: not at all).
-    pub hooks: HookRunner,
     /// JSON lines: one per call, then one summary.
     pub json: bool,
-}
-
-/// The policy, the settings and the person's plugins every session of one side of the
-/// replay starts with, and the sessions started so far.
-struct Judge {
-    folder: PathBuf,
-    settings: SettingsInputs,
-    person: PersonMods,
-    hooks: HookRunner,
-    capture: Arc<Capture>,
-    sessions: HashMap<(String, Option<Mode>, bool), BlockingSession>,
-    /// Where the person's settings rules are written: (behavior, rule) → (file, line).
-    origins: Arc<Origins>,
-    machine_home: PathBuf,
-    /// How the managed folder is shown when it is not where its files are read
-    /// (`--example`: a temporary copy of `examples/managed`).
-    shown: Option<(String, String)>,
-}
-
-/// The sink of one side's decisions: the last record (for the report), handed on to the
-/// decision log with the transcript's session id.
-struct Capture {
-    last: Mutex<Option<DecisionRecord>>,
-    session: Mutex<Arc<str>>,
-    log: Option<Arc<DecisionLog>>,
-}
-
-impl DecisionSink for Capture {
-    fn record(&self, mut decision: DecisionRecord) {
-        if let Some(log) = &self.log {
-            if let Ok(s) = self.session.lock() {
-                decision.session = Arc::clone(&s);
-            }
-            log.record(decision.clone());
-        }
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some(decision);
-        }
-    }
-}
-
-impl Judge {
-    /// The session for a call's working folder, mode and loop, started when first
-    /// needed.
-    fn session(
-        &mut self,
-        cwd: &str,
-        mode: Option<Mode>,
-        subagent: bool,
-    ) -> Result<&BlockingSession, String> {
-        let key = (cwd.to_owned(), mode, subagent);
-        if !self.sessions.contains_key(&key) {
-            if self.sessions.len() >= MAX_SESSIONS {
-                self.sessions.clear();
-            }
-            let cwd_path = posix_cwd(cwd);
-            let home = home_of(&cwd_path).unwrap_or_else(|| self.machine_home.clone());
-            let mut config = SessionConfig {
-                settings: self.settings.clone(),
-                mode,
-                hook_runner: self.hooks,
-                decisions: Some(Arc::clone(&self.capture) as Arc<dyn DecisionSink>),
-                // The policy replayed is the one read when the session starts: a replay
-                // of a month of sessions does not read the folder again every second.
-                memo_window: std::time::Duration::from_secs(24 * 3600),
-                ..SessionConfig::new(&self.folder, &cwd_path, &home)
-            };
-            if subagent {
-                config.facts.loop_kind = Loop::Subagent;
-            }
-            let session = BlockingSession::start_listed(config, self.person.listed())
-                .map_err(|e| e.to_string())?;
-            self.sessions.insert(key.clone(), session);
-        }
-        self.sessions
-            .get(&key)
-            .ok_or_else(|| "the session could not be kept".to_owned())
-    }
-
-    /// The verdict of `call`: each engine call it stands for made through the session of
-    /// its folder and mode, the strictest kept.
-    fn judge(&mut self, call: &Call) -> Judged {
-        let (mode, mode_note) = mode_of(call.mode.as_deref());
-        // A call whose transcript records no folder is judged in one that exists
-        // nowhere: its relative paths and globs never resolve against this machine.
-        let cwd = call.cwd.as_deref().unwrap_or(UNKNOWN_CWD).to_owned();
-        if let Ok(mut s) = self.capture.session.lock() {
-            *s = Arc::clone(&call.session);
-        }
-        let origins = Arc::clone(&self.origins);
-        let capture = Arc::clone(&self.capture);
-        let subagent = call.agent.is_some();
-        let parts = call.parts();
-        let many = parts.len() > 1;
-        let session = match self.session(&cwd, mode, subagent) {
-            Ok(s) => s,
-            Err(why) => return Judged::failed(format!("the session could not start: {why}")),
-        };
-        let facts_mode = session.session().core().facts().mode;
-        let mut best: Option<Judged> = None;
-        for (n, (tool, input)) in parts.into_iter().enumerate() {
-            let id = if call.id.is_empty() {
-                format!("{}:{}", call.file, call.line)
-            } else if many {
-                format!("{}#{n}", call.id)
-            } else {
-                call.id.clone()
-            };
-            let used = session.tool_use(events::ToolCall::new(tool, input.clone(), id));
-            let record = capture.last.lock().ok().and_then(|mut l| l.take());
-            let j = Judged::from_use(&used, record.as_ref(), &origins, n, facts_mode);
-            let stricter = best
-                .as_ref()
-                .is_none_or(|b| j.verdict.decision > b.verdict.decision);
-            if stricter {
-                best = Some(j);
-            }
-        }
-        let mut j =
-            best.unwrap_or_else(|| Judged::failed("the call stands for no engine call".to_owned()));
-        j.mode_note = mode_note;
-        if mode.is_some_and(|m| Some(m) != j.mode) && j.mode.is_some() {
-            j.mode_refused = mode;
-        }
-        if let (Some((real, shown)), Some(file)) = (&self.shown, &mut j.rule_file) {
-            if let Some(rest) = file.strip_prefix(real.as_str()) {
-                *file = format!("{shown}{rest}");
-            }
-        }
-        j
-    }
-}
-
-/// The mode a recorded mode names (SPEC §4 modes; Codex's approval policy read as the
-/// closest mode), and a note when it names none.
-fn mode_of(recorded: Option<&str>) -> (Option<Mode>, Option<String>) {
-    let Some(text) = recorded else {
-        return (None, None);
-    };
-    if let Some(codex) = text.strip_prefix("codex ") {
-        // Codex never asks under approval_policy=never; with no sandbox either, that is
-        // bypassPermissions. Every other policy asks as `default` does.
-        let never = codex.contains("approval_policy=never");
-        let open = codex.contains("sandbox=danger-full-access");
-        let m = if never && open {
-            Mode::BypassPermissions
-        } else {
-            Mode::Default
-        };
-        return (Some(m), None);
-    }
-    match text.parse::<Mode>() {
-        Ok(m) => (Some(m), None),
-        Err(_) => (
-            None,
-            Some(format!(
-                "the transcript's mode {text:?} is no permission mode; judged in the mode the settings start a session in"
-            )),
-        ),
-    }
-}
-
-/// A recorded working folder as a path of this machine: a Windows path
-/// (`C:\Users\dev\x`) becomes `/C:/Users/dev/x`, which exists nowhere here, so its
-/// paths are uncertain as SPEC §4 says; a relative one is put under `/`.
-fn posix_cwd(cwd: &str) -> PathBuf {
-    let windows = cwd.as_bytes().get(1) == Some(&b':') || cwd.starts_with("\\\\");
-    if windows {
-        let slashed = cwd.replace('\\', "/");
-        let trimmed = slashed.trim_start_matches('/');
-        return PathBuf::from(format!("/{trimmed}"));
-    }
-    if cwd.starts_with('/') {
-        PathBuf::from(cwd)
-    } else {
-        PathBuf::from("/").join(cwd)
-    }
-}
-
-/// The home folder a working folder shows (`/home/<u>`, `/Users/<u>`, `/C:/Users/<u>`,
-/// `/root`): `~` in the session's calls is that person's home, not this machine's.
-fn home_of(cwd: &Path) -> Option<PathBuf> {
-    let parts: Vec<&std::ffi::OsStr> = cwd.iter().collect();
-    let text = |i: usize| parts.get(i).and_then(|p| p.to_str());
-    match (text(1), text(2), text(3)) {
-        (Some("home" | "Users"), Some(user), _) => {
-            Some(PathBuf::from("/").join(text(1)?).join(user))
-        }
-        (Some(drive), Some(users), Some(user))
-            if drive.ends_with(':') && users.eq_ignore_ascii_case("users") =>
-        {
-            Some(PathBuf::from("/").join(drive).join(users).join(user))
-        }
-        (Some("root"), _, _) => Some(PathBuf::from("/root")),
-        _ => None,
-    }
 }
 
 /// Where the rules of the person's settings files are written, by (behavior, rule).
@@ -345,77 +153,6 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
     }
 }
 
-/// The transcripts `paths` name, in order, each once: a file (one that cannot be read
-/// is listed too, and reported as no transcript), and beside a session file its
-/// `<session>/subagents/agent-*.jsonl`; every `*.jsonl` under a folder (symbolic links
-/// to folders are not followed, nor folders deeper than [`MAX_DEPTH`]: each such
-/// folder is named in the notes); `-` for standard input.
-fn transcripts(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut notes = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut push = |p: PathBuf, out: &mut Vec<PathBuf>| {
-        let key = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-        if seen.insert(key) {
-            out.push(p);
-        }
-    };
-    for p in paths {
-        if p.as_os_str() != "-" && p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, 0, &mut found, &mut notes);
-            found.sort();
-            for f in found {
-                push(f, &mut out);
-            }
-            continue;
-        }
-        push(p.clone(), &mut out);
-        if let (Some(parent), Some(stem)) = (p.parent(), p.file_stem()) {
-            let sub = parent.join(stem).join("subagents");
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&sub)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .map(|e| e.path())
-                .filter(|f| {
-                    f.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"))
-                })
-                .collect();
-            found.sort();
-            for f in found {
-                push(f, &mut out);
-            }
-        }
-    }
-    (out, notes)
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, notes: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let path = e.path();
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            if depth + 1 >= MAX_DEPTH {
-                notes.push(format!(
-                    "{}: more than {MAX_DEPTH} folders deep; not searched",
-                    shown_path(&path)
-                ));
-            } else {
-                walk(&path, depth + 1, out, notes);
-            }
-        } else if path.extension().is_some_and(|x| x == "jsonl") {
-            out.push(path);
-        }
-    }
-}
-
 /// The policy of a managed folder named on the command line: it must exist; an
 /// unreadable one counts as in force (fail closed: its sessions deny every call).
 fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, Failed> {
@@ -467,35 +204,34 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     // The platform folder may not exist: then the engine reads an empty policy there.
     let empty = crate::source::TempFolder::empty()
         .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
-    let example = if args.example {
-        Some(
-            crate::source::TempFolder::example()
-                .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
-        )
-    } else {
-        None
-    };
-    let (folder, policy_read, policy_name) = match (&args.managed, &example) {
-        (Some(dir), _) => (
+    // The example written out for the replay's run, with `--example`.
+    let mut example = None;
+    let (folder, policy_read, policy_name) = match &args.machine.policy {
+        PolicySource::Folder(dir) => (
             dir.clone(),
             read_managed("--managed", dir)?,
             shown_path(dir),
         ),
-        (None, Some(t)) => (
-            t.path().to_path_buf(),
-            read_managed("--example", t.path())?,
-            "examples/managed".to_owned(),
-        ),
-        (None, None) => {
-            let platform = policy::platform_folder();
+        PolicySource::Embedded => {
+            let t = example.insert(
+                crate::source::TempFolder::example()
+                    .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
+            );
+            (
+                t.path().to_path_buf(),
+                read_managed("--example", t.path())?,
+                "examples/managed".to_owned(),
+            )
+        }
+        PolicySource::Platform(platform) => {
             if platform.is_dir() {
-                let read = read_managed("--managed", &platform)?;
-                let name = shown_path(&platform);
-                (platform, read, name)
+                let read = read_managed("--managed", platform)?;
+                let name = shown_path(platform);
+                (platform.clone(), read, name)
             } else {
                 let name = format!(
                     "no managed policy ({} does not exist: the engine reads an empty policy)",
-                    shown_path(&platform)
+                    shown_path(platform)
                 );
                 (empty.path().to_path_buf(), Ok(Policy::empty()), name)
             }
@@ -508,23 +244,20 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
 
     let mut reads = Vec::new();
     let mut settings = SettingsInputs::default();
-    if let Some(p) = &args.user {
+    if let Some(p) = &args.machine.user {
         let (input, doc) = read_settings(p)?;
         settings.user = input;
         reads.push((SettingsSource::User, p.clone(), doc));
     }
-    if let Some(p) = &args.settings {
+    if let Some(p) = &args.machine.person.settings {
         let (input, doc) = read_settings(p)?;
         settings.flag = input;
         reads.push((SettingsSource::Flag, p.clone(), doc));
     }
     let origins = Arc::new(person_origins(&reads));
-    let inputs = PersonInputs {
-        plugin_dirs: args.plugin_dirs.clone(),
-        settings: args.settings.clone(),
-    };
+    let inputs = &args.machine.person;
     let managed_settings = loader::managed_settings(&policy_read);
-    let mut person = PersonMods::read(&inputs, &managed_settings, &folder)
+    let mut person = PersonMods::read(inputs, &managed_settings, &folder)
         .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
@@ -556,7 +289,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         folder,
         settings: settings.clone(),
         person: person.clone(),
-        hooks: args.hooks,
+        hooks: args.machine.hooks,
         capture: Arc::new(Capture {
             last: Mutex::new(None),
             session: Mutex::new(Arc::from("")),
@@ -774,7 +507,7 @@ fn replay_file(
     if orphans > 0 {
         report.note(format!(
             "{}: {orphans} result(s) name no call before them in the file",
-            fnhooks::escaped_line(shown)
+            crate::text::escape(shown)
         ));
     }
     report.file_done(shown, r.format().map(transcript::Format::as_str));

@@ -6,14 +6,14 @@
 //! then one summary line with the counts. Memory is bounded by the distinct sessions,
 //! tools and rules, never by the number of calls: lists of examples are capped.
 
+use super::judged::Judged;
 use super::transcript::{parts_json, Call, Seen};
-use crate::audit::person::PersonMods;
-use fnhooks::escaped_line;
-use permissions::{Decision, Mode, Verdict};
+use crate::inputs::PersonMods;
+use crate::text::escape;
+use permissions::{Decision, Mode};
 use policy::{Policy, PolicyError};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use session::{DecisionRecord, ToolUse};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
@@ -34,8 +34,6 @@ const OTHER_SESSIONS: &str = "(other sessions)";
 const MAX_TOOLS: usize = 1_000;
 /// The row of the tools past [`MAX_TOOLS`].
 const OTHER_TOOLS: &str = "(other tools)";
-/// The most characters of a working folder shown.
-const CWD_CHARS: usize = 200;
 
 /// Counts one call of decision slot `d` under `name` in `map`, or under `other` once
 /// `map` counts `cap` names: a hostile transcript's names never grow the report without
@@ -55,130 +53,6 @@ fn count_in(map: &mut BTreeMap<String, Tally>, name: &str, d: usize, (cap, other
         *x = 1;
     }
     map.insert(key.to_owned(), t);
-}
-
-/// The verdict of one call as the replay judged it.
-#[derive(Debug, Clone)]
-pub(crate) struct Judged {
-    /// The verdict the engine acts on (the strictest of the call's parts).
-    pub verdict: Verdict,
-    /// `run`, `prompt`, `host`, `refused` (SPEC §1.6).
-    pub outcome: &'static str,
-    /// The file and line of the rule that decided, when a rule did and it is known.
-    pub rule_file: Option<String>,
-    /// Its 1-based line.
-    pub rule_line: Option<usize>,
-    /// Whether the security default held the verdict over a person's plugin.
-    pub held: bool,
-    /// The person's plugins that rewrote it.
-    pub rewritten_by: Vec<String>,
-    /// Which of the call's engine calls gave it (0 for most calls).
-    pub part: usize,
-    /// The mode the session judged it in.
-    pub mode: Option<Mode>,
-    /// Why the transcript's mode was not used, when it names no mode.
-    pub mode_note: Option<String>,
-    /// The transcript's mode, when the session refused it (managed
-    /// `disableBypassPermissionsMode`, SPEC §4 "Mode at start") and started in `mode`.
-    pub mode_refused: Option<Mode>,
-}
-
-impl Judged {
-    /// A call that could not be judged: denied, saying why (fail closed).
-    pub(crate) fn failed(why: String) -> Judged {
-        Judged {
-            verdict: Verdict::plain(Decision::Deny).with_reason(why),
-            outcome: "refused",
-            rule_file: None,
-            rule_line: None,
-            held: false,
-            rewritten_by: Vec::new(),
-            part: 0,
-            mode: None,
-            mode_note: None,
-            mode_refused: None,
-        }
-    }
-
-    /// What the session did with the call `used`, with what its decision sink heard.
-    pub(crate) fn from_use(
-        used: &ToolUse,
-        record: Option<&DecisionRecord>,
-        origins: &super::Origins,
-        part: usize,
-        mode: Mode,
-    ) -> Judged {
-        let v = &used.verdict;
-        let (mut rule_file, mut rule_line) =
-            record.map_or((None, None), |r| (r.file.clone(), r.line));
-        if v.source.as_deref() != Some("policy") {
-            if let Some(rule) = &v.rule {
-                let found = [v.decision.as_str(), "deny", "ask", "allow"]
-                    .iter()
-                    .find_map(|b| origins.get(&((*b).to_owned(), rule.clone())));
-                if let Some((f, l)) = found {
-                    rule_file = Some(f.clone());
-                    rule_line = *l;
-                }
-            }
-        }
-        Judged {
-            verdict: v.clone(),
-            outcome: used.outcome.as_str(),
-            rule_file,
-            rule_line,
-            held: record.is_some_and(|r| r.held),
-            rewritten_by: record.map(|r| r.rewritten_by.clone()).unwrap_or_default(),
-            part,
-            mode: Some(mode),
-            mode_note: None,
-            mode_refused: None,
-        }
-    }
-
-    /// What decided it, as a report names it.
-    fn decided_by(&self) -> String {
-        let v = &self.verdict;
-        if let Some(rule) = &v.rule {
-            let at = match (&self.rule_file, self.rule_line) {
-                (Some(f), Some(l)) => format!(" ({f}:{l})"),
-                (Some(f), None) => format!(" ({f})"),
-                _ => String::new(),
-            };
-            let uncertain = if v.uncertain { ", uncertain" } else { "" };
-            let source = v
-                .source
-                .as_deref()
-                .map(|s| format!(" [{s}{uncertain}]"))
-                .unwrap_or_default();
-            return format!("{}{source}{at}", escaped_line(rule));
-        }
-        if let Some(s) = &v.setting {
-            return format!("setting {}", escaped_line(s));
-        }
-        if let Some(h) = &v.hook {
-            return format!("{h} hook");
-        }
-        if v.ceiling.is_some() {
-            return "the organization's ask cap".to_owned();
-        }
-        let refused = self.mode_refused.map_or_else(String::new, |m| {
-            format!(
-                " (the transcript's {} is refused by the policy)",
-                m.as_str()
-            )
-        });
-        match (v.decision, self.mode) {
-            (Decision::Allow, Some(m)) => {
-                format!("no rule: the {} mode allows it{refused}", m.as_str())
-            }
-            (Decision::Ask, Some(m)) => format!("no rule: the {} mode asks{refused}", m.as_str()),
-            _ => v.reason.as_deref().map_or_else(
-                || "no rule".to_owned(),
-                |r| format!("no rule: {}", escaped_line(r)),
-            ),
-        }
-    }
 }
 
 /// Counts by decision: allow, ask, deny.
@@ -376,7 +250,7 @@ fn summary(tool: &str, input: &Value) -> String {
     } else {
         ""
     };
-    format!("{} {}{more}", escaped_line(tool), escaped_line(&one))
+    format!("{} {}{more}", escape(tool), escape(&one))
 }
 
 impl Report {
@@ -437,10 +311,7 @@ impl Report {
     /// A file that is no transcript (exit 2), and why.
     pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
         // Said at once on standard error too, for whoever runs it from a script.
-        crate::out::say(
-            "replay",
-            &format!("{}: {}", escaped_line(file), escaped_line(why)),
-        );
+        crate::out::say("replay", &format!("{}: {}", escape(file), escape(why)));
         self.unknown.push(json!({"file": file, "reason": why}));
         self.file_calls = 0;
         self.file_bad = 0;
@@ -516,7 +387,7 @@ impl Report {
                 let here = call
                     .cwd
                     .as_deref()
-                    .is_some_and(|c| super::posix_cwd(c).is_dir());
+                    .is_some_and(|c| super::judge::posix_cwd(c).is_dir());
                 self.sessions.push((
                     session.to_owned(),
                     SessionRow {
@@ -736,343 +607,9 @@ impl Report {
         let text = if self.json {
             format!("{summary}\n")
         } else {
-            render(&summary)
+            super::render::render(&summary)
         };
         self.out.write_all(text.as_bytes())?;
         self.out.flush()
     }
-}
-
-fn count(v: &Value, k: &str) -> u64 {
-    v.get(k).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get(k).and_then(Value::as_str).unwrap_or_default()
-}
-
-/// The width of the first column of tables.
-const NAME: usize = 48;
-
-fn row(name: &str, calls: u64, t: &Value) -> String {
-    format!(
-        "  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
-        fit(name, NAME),
-        calls,
-        count(t, "allow"),
-        count(t, "ask"),
-        count(t, "deny")
-    )
-}
-
-fn fit(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-fn example_line(e: &Value) -> String {
-    format!(
-        "{}:{} {}",
-        escaped_line(str_of(e, "file")),
-        count(e, "line"),
-        str_of(e, "call")
-    )
-}
-
-/// The human report, from the summary.
-fn render(s: &Value) -> String {
-    let mut o = String::new();
-    let empty = Vec::new();
-    let list = |k: &str| s.get(k).and_then(Value::as_array).unwrap_or(&empty);
-    let files = list("transcripts");
-    let sessions = list("sessions");
-    let bad = s.get("bad_lines").unwrap_or(&Value::Null);
-    o.push_str(&format!(
-        "replay: {} tool calls in {} session(s) from {} transcript(s); {} bad line(s)\n",
-        count(s, "calls"),
-        sessions.len(),
-        files.len(),
-        count(bad, "count")
-    ));
-    let policy_line = |p: &Value| match p.get("error").and_then(Value::as_str) {
-        Some(e) => format!(
-            "{} NOT READABLE: {}; {}",
-            escaped_line(str_of(p, "managed")),
-            escaped_line(e),
-            str_of(p, "in_force")
-        ),
-        None => format!(
-            "{} ({} permission rules)",
-            escaped_line(str_of(p, "managed")),
-            count(p, "rules")
-        ),
-    };
-    let warnings = |o: &mut String, p: &Value| {
-        let list = p
-            .get("warnings")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        if list.is_empty() {
-            return;
-        }
-        o.push_str(&format!(
-            "  {} warning(s) reading it (as `policy show` gives them):\n",
-            list.len()
-        ));
-        for w in list {
-            let at = w
-                .get("line")
-                .and_then(Value::as_u64)
-                .map_or_else(String::new, |l| format!(":{l}"));
-            o.push_str(&format!(
-                "    {}{at} {}: {}\n",
-                escaped_line(str_of(w, "file")),
-                escaped_line(str_of(w, "pointer")),
-                escaped_line(str_of(w, "reason"))
-            ));
-        }
-    };
-    if let Some(p) = s.get("policy") {
-        o.push_str(&format!("policy: {}\n", policy_line(p)));
-        warnings(&mut o, p);
-    }
-    let person = list("person_plugins");
-    if person.is_empty() {
-        o.push_str("person's plugins: none\n");
-    } else {
-        let ids: Vec<String> = person
-            .iter()
-            .filter_map(Value::as_str)
-            .map(escaped_line)
-            .collect();
-        o.push_str(&format!("person's plugins: {}\n", ids.join(", ")));
-    }
-
-    o.push_str(&format!(
-        "\nBy tool\n  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
-        "tool", "calls", "allow", "ask", "deny"
-    ));
-    if let Some(Value::Object(tools)) = s.get("by_tool") {
-        for (t, c) in tools {
-            o.push_str(&row(
-                &escaped_line(t),
-                count(c, "allow") + count(c, "ask") + count(c, "deny"),
-                c,
-            ));
-        }
-    }
-    o.push_str(&row(
-        "all",
-        count(s, "calls"),
-        s.get("by_decision").unwrap_or(&Value::Null),
-    ));
-
-    o.push_str("\nSessions\n");
-    for r in sessions {
-        let t = r.get("by_decision").unwrap_or(&Value::Null);
-        let cwd = match r
-            .get("cwd")
-            .and_then(Value::as_str)
-            .map(|c| escaped_line(&fit(c, CWD_CHARS)))
-        {
-            Some(c) if r.get("cwd_here") == Some(&Value::Bool(true)) => c,
-            Some(c) => format!("{c} (not on this machine: its paths are uncertain)"),
-            None => "(none recorded)".to_owned(),
-        };
-        o.push_str(&format!(
-            "  {}  {}\n    cwd {}; mode {}; {} calls: {} allow, {} ask, {} deny\n",
-            escaped_line(str_of(r, "session")),
-            escaped_line(str_of(r, "file")),
-            cwd,
-            r.get("mode")
-                .and_then(Value::as_str)
-                .map_or_else(|| "(none recorded)".to_owned(), escaped_line),
-            count(r, "calls"),
-            count(t, "allow"),
-            count(t, "ask"),
-            count(t, "deny"),
-        ));
-    }
-
-    let rules = list("denies_and_asks");
-    o.push_str("\nDenies and asks, by what decided them\n");
-    if rules.is_empty() && count(s, "calls") > 0 {
-        o.push_str("  none: every call is allowed\n");
-    } else if rules.is_empty() {
-        o.push_str("  none: no call was replayed\n");
-    }
-    for r in rules {
-        o.push_str(&format!(
-            "  {:<5} {} calls  {}\n",
-            str_of(r, "decision"),
-            count(r, "calls"),
-            str_of(r, "decided_by")
-        ));
-        for e in r
-            .get("examples")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty)
-        {
-            o.push_str(&format!("          e.g. {}\n", example_line(e)));
-        }
-    }
-
-    o.push_str(&format!(
-        "\nWhat the transcript records, next to the policy now\n  {:<NAME$} {:>6} {:>6} {:>6} {:>6}\n",
-        "transcript", "calls", "allow", "ask", "deny"
-    ));
-    if let Some(Value::Object(seen)) = s.get("transcript_vs_now") {
-        for (k, t) in seen {
-            let label = match k.as_str() {
-                "ran" => "ran (approved, or nothing asked)",
-                "failed" => "ran and failed",
-                "rejected" => "rejected by the person",
-                "interrupted" => "interrupted by the person",
-                _ => "no result in the transcript",
-            };
-            o.push_str(&row(
-                label,
-                count(t, "allow") + count(t, "ask") + count(t, "deny"),
-                t,
-            ));
-        }
-    }
-    let listed = |o: &mut String, key: &str, title: &str| {
-        let g = s.get(key).unwrap_or(&Value::Null);
-        if count(g, "calls") == 0 {
-            return;
-        }
-        o.push_str(&format!("  {title} ({} calls):\n", count(g, "calls")));
-        for e in g.get("listed").and_then(Value::as_array).unwrap_or(&empty) {
-            let extra = match e.get("rewritten_by").and_then(Value::as_array) {
-                Some(by) if !by.is_empty() => {
-                    let names: Vec<String> = by
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(escaped_line)
-                        .collect();
-                    format!("; rewritten by {}", names.join(", "))
-                }
-                _ => String::new(),
-            };
-            o.push_str(&format!(
-                "    {} -> now {} ({}){extra}\n",
-                example_line(e),
-                str_of(e, "decision"),
-                str_of(e, "decided_by")
-            ));
-        }
-    };
-    listed(
-        &mut o,
-        "rejected_in_transcript",
-        "Rejected or interrupted in the transcript",
-    );
-    listed(
-        &mut o,
-        "ran_but_denied_now",
-        "Ran in the transcript, denied by the policy now",
-    );
-    o.push('\n');
-    let held = s.get("held_over_person_plugin").unwrap_or(&Value::Null);
-    if person.is_empty() {
-        o.push_str("Held over a person's plugin: no person's plugin seated (give --plugin-dir or --settings)\n");
-    } else {
-        o.push_str(&format!(
-            "Held over a person's plugin: {} calls\n",
-            count(held, "calls")
-        ));
-        listed(&mut o, "held_over_person_plugin", "Held");
-    }
-
-    if let Some(a) = s.get("against").filter(|a| !a.is_null()) {
-        let p = a.get("policy").unwrap_or(&Value::Null);
-        o.push_str(&format!(
-            "\nBacktest against {}: {} of {} calls differ\n",
-            policy_line(p),
-            count(a, "differ"),
-            count(s, "calls")
-        ));
-        warnings(&mut o, p);
-        let groups = |o: &mut String, list: &Value| {
-            for c in list.as_array().unwrap_or(&empty) {
-                let (from, to) = (str_of(c, "from"), str_of(c, "to"));
-                let how = if from == to {
-                    format!("{from}, as before")
-                } else {
-                    format!("{from} -> {to}")
-                };
-                o.push_str(&format!(
-                    "  {how}  {} calls  now {}\n",
-                    count(c, "calls"),
-                    str_of(c, "decided_by")
-                ));
-                for e in c
-                    .get("examples")
-                    .and_then(Value::as_array)
-                    .unwrap_or(&empty)
-                {
-                    o.push_str(&format!(
-                        "          e.g. {} (was {})\n",
-                        example_line(e),
-                        str_of(e, "was_decided_by")
-                    ));
-                }
-            }
-        };
-        groups(&mut o, a.get("changes").unwrap_or(&Value::Null));
-        let otherwise = a.get("decided_otherwise").unwrap_or(&Value::Null);
-        if count(otherwise, "calls") > 0 {
-            o.push_str(&format!(
-                "  {} more calls keep their decision, decided by another rule or reason:\n",
-                count(otherwise, "calls")
-            ));
-            groups(&mut o, otherwise.get("changes").unwrap_or(&Value::Null));
-        }
-    }
-
-    if count(bad, "count") > 0 {
-        o.push_str(&format!(
-            "\nBad lines ({}; the replay went on)\n",
-            count(bad, "count")
-        ));
-        for b in bad
-            .get("listed")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty)
-        {
-            o.push_str(&format!(
-                "  {}:{}: {}\n",
-                escaped_line(str_of(b, "file")),
-                count(b, "line"),
-                escaped_line(str_of(b, "reason"))
-            ));
-        }
-    }
-    let unknown = list("not_transcripts");
-    if !unknown.is_empty() {
-        o.push_str("\nNot transcripts (exit 2)\n");
-        for u in unknown {
-            o.push_str(&format!(
-                "  {}: {}\n",
-                escaped_line(str_of(u, "file")),
-                escaped_line(str_of(u, "reason"))
-            ));
-        }
-    }
-    let notes = list("notes");
-    if !notes.is_empty() {
-        o.push_str("\nNotes\n");
-        for n in notes {
-            o.push_str(&format!(
-                "  {}\n",
-                escaped_line(n.as_str().unwrap_or_default())
-            ));
-        }
-    }
-    o
 }

@@ -1,6 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+use super::files::MAX_DEPTH;
+use super::judge::{home_of, mode_of, posix_cwd};
 use super::*;
+use permissions::Mode;
 
 #[test]
 fn a_recorded_mode_is_the_mode_it_names_and_codex_reads_as_the_closest() {

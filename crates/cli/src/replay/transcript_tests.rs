@@ -1,6 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use super::codex::{argv_command, codex_parts, patch_parts, MAX_PATCH_FILES};
 use super::*;
+use serde_json::json;
 
 /// Every item of `text` read as a transcript named `t.jsonl`, or the error.
 fn items(text: &str) -> Result<Vec<Item>, String> {

@@ -1,0 +1,338 @@
+//! Why a call gets its verdict (SPEC §1.6, §3.6, §4): the rule that decided with its
+//! file, line and JSON pointer, every rule that meets the call, a shell command's parts
+//! and what each meets, the classic hooks that would run, and whether the security
+//! default holds the verdict over a person's plugin; all as JSON, which
+//! `render.rs` puts in words.
+
+use super::SourceRead;
+use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
+use permissions::bash::{parse_command_in, ShellContext};
+use permissions::classic::{ClassicHooks, PRE_TOOL_USE};
+use permissions::{Behavior, Question, RuleSet, SessionFacts, SettingsSource};
+use policy::{Policy, PolicyError};
+use serde_json::{json, Map, Value};
+use session::{BlockingSession, HookRunner, SessionConfig, SettingsInput};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The most parts of a shell command itemized with the rules each meets.
+const MAX_PARTS: usize = 64;
+
+/// Where a rule is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    file: String,
+    line: Option<usize>,
+    pointer: String,
+}
+
+/// A person's plugin that answers `allow` to every check (the hold's witness).
+fn allow_all() -> Plugin {
+    Plugin::new(PluginInfo {
+        id: "allow-all@check".to_owned(),
+        name: "allow-all".to_owned(),
+        tier: Tier::User,
+        worker: None,
+        source: None,
+    })
+    .with(Registration::on(
+        events::names::TOOL_CHECK,
+        |_cx: Cx, _e: Event, _next: Next| async {
+            Ok::<Value, HookError>(json!({"decision": "allow"}))
+        },
+    ))
+}
+
+/// The `tool.check` answer of a session of `config` with `plugins`, as JSON.
+fn verdict_in(config: SessionConfig, plugins: Vec<Plugin>, tool: &str, input: &Value) -> Value {
+    verdict_and_facts(config, plugins, tool, input).0
+}
+
+/// [`verdict_in`], with the facts the session started with (its mode, SPEC §4 "Mode
+/// at start"); `None` when it could not start.
+fn verdict_and_facts(
+    config: SessionConfig,
+    plugins: Vec<Plugin>,
+    tool: &str,
+    input: &Value,
+) -> (Value, Option<SessionFacts>) {
+    let session = match BlockingSession::start(config, plugins) {
+        Ok(s) => s,
+        Err(e) => return (json!({"error": e.to_string()}), None),
+    };
+    let event = Event::from_value(
+        events::names::TOOL_CHECK,
+        json!({"tool": tool, "input": input, "tool_use_id": "check-1"}),
+    );
+    let answer = match session.raise(event) {
+        Ok(v) => v,
+        Err(e) => json!({"error": e.to_string()}),
+    };
+    (answer, Some(session.core().facts().clone()))
+}
+
+/// The settings of `sources` with every permission rule list emptied, then `text`
+/// written in `behavior`'s list of `source`: the machine with only that rule.
+fn with_only(
+    sources: &[(SettingsSource, Value)],
+    source: SettingsSource,
+    behavior: Behavior,
+    text: &str,
+) -> Vec<(SettingsSource, Value)> {
+    let mut out: Vec<(SettingsSource, Value)> = sources
+        .iter()
+        .map(|(s, v)| {
+            let mut v = v.clone();
+            if let Some(Value::Object(p)) = v.get_mut("permissions") {
+                for list in ["allow", "deny", "ask"] {
+                    p.remove(list);
+                }
+            }
+            (*s, v)
+        })
+        .collect();
+    if !out.iter().any(|(s, _)| *s == source) {
+        out.push((source, json!({})));
+    }
+    for (s, v) in &mut out {
+        if *s != source {
+            continue;
+        }
+        if !v.is_object() {
+            *v = json!({});
+        }
+        if let Some(obj) = v.as_object_mut() {
+            let perms = obj
+                .entry("permissions")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !perms.is_object() {
+                *perms = Value::Object(Map::new());
+            }
+            if let Some(p) = perms.as_object_mut() {
+                p.insert(behavior.as_str().to_owned(), json!([text]));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the rule alone decides the call (SPEC §4: the core's own matching), and
+/// whether only as uncertain.
+fn meets(
+    sources: &[(SettingsSource, Value)],
+    rule: &permissions::Rule,
+    tool: &str,
+    input: &Value,
+    facts: &SessionFacts,
+) -> Option<bool> {
+    let only = with_only(sources, rule.source, rule.behavior, &rule.text);
+    let refs: Vec<(SettingsSource, &Value)> = only.iter().map(|(s, v)| (*s, v)).collect();
+    let (set, _) = RuleSet::from_sources(&refs);
+    let v = permissions::decide(&set, &Question { tool, input }, facts);
+    (v.rule.as_deref() == Some(rule.text.as_str())).then_some(v.uncertain)
+}
+
+/// The explanation of one call, as JSON (the human text is rendered from it); the
+/// verdict itself is raised in the session `logged` makes (the one with the decision
+/// log).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn explain(
+    tool: &str,
+    input: &Value,
+    reads: &[SourceRead; 4],
+    policy_read: &Result<Policy, PolicyError>,
+    managed: &Path,
+    config: &dyn Fn(bool) -> SessionConfig,
+    logged: &dyn Fn() -> SessionConfig,
+    (cwd, home): (&Path, &Path),
+) -> Value {
+    let seated_cfg = config(true);
+    let (verdict, started) = verdict_and_facts(logged(), Vec::new(), tool, input);
+    let session_facts = started.unwrap_or_else(|| seated_cfg.facts.clone());
+    let over_person = verdict_in(config(true), vec![allow_all()], tool, input);
+    let unseated_person = verdict_in(config(false), vec![allow_all()], tool, input);
+
+    // The rules, as the session reads them, with where each is written.
+    let mut sources = session::readable_sources(&seated_cfg.settings);
+    if let Ok(p) = policy_read {
+        sources.push((SettingsSource::Policy, Value::Object(p.settings.clone())));
+    }
+    let refs: Vec<(SettingsSource, &Value)> = sources.iter().map(|(s, v)| (*s, v)).collect();
+    let (rules, _) = RuleSet::from_sources(&refs);
+    let mut facts = session_facts.clone();
+    facts.env = None;
+    let mut pointers: HashMap<SettingsSource, Vec<String>> = HashMap::new();
+    for r in rules.rules() {
+        pointers.entry(r.source).or_default().push(format!(
+            "/permissions/{}/{}",
+            r.behavior.as_str(),
+            r.index
+        ));
+    }
+    let positions: HashMap<SettingsSource, HashMap<String, policy::json::Position>> = reads
+        .iter()
+        .filter_map(|r| {
+            let doc = r.doc.as_ref()?;
+            let wanted: Vec<&str> = pointers
+                .get(&r.source)
+                .map(|v| v.iter().map(String::as_str).collect())
+                .unwrap_or_default();
+            Some((r.source, doc.positions_of(&wanted)))
+        })
+        .collect();
+    let origin_of = |r: &permissions::Rule| -> Origin {
+        if r.source == SettingsSource::Policy {
+            if let Ok(p) = policy_read {
+                if let Some(o) = p
+                    .rule_origins
+                    .get(&(r.behavior.as_str().to_owned(), r.text.clone()))
+                {
+                    return Origin {
+                        file: o.file.display().to_string(),
+                        line: o.line,
+                        pointer: o.pointer.clone(),
+                    };
+                }
+            }
+            return Origin {
+                file: managed.display().to_string(),
+                line: None,
+                pointer: format!("/permissions/{}/{}", r.behavior.as_str(), r.index),
+            };
+        }
+        let pointer = format!("/permissions/{}/{}", r.behavior.as_str(), r.index);
+        let file = reads
+            .iter()
+            .find(|x| x.source == r.source)
+            .map(|x| x.path.display().to_string())
+            .unwrap_or_default();
+        let line = positions
+            .get(&r.source)
+            .and_then(|p| p.get(&pointer))
+            .map(|p| p.line);
+        Origin {
+            file,
+            line,
+            pointer,
+        }
+    };
+    let rule_json = |r: &permissions::Rule, uncertain: bool| {
+        let o = origin_of(r);
+        json!({
+            "behavior": r.behavior.as_str(),
+            "rule": r.text,
+            "source": r.source.as_str(),
+            "file": o.file,
+            "line": o.line,
+            "pointer": o.pointer,
+            "uncertain": uncertain,
+        })
+    };
+    let mut matched = Vec::new();
+    for r in rules.rules() {
+        if let Some(uncertain) = meets(&sources, r, tool, input, &facts) {
+            matched.push(rule_json(r, uncertain));
+        }
+    }
+    let decided_by = verdict
+        .get("rule")
+        .and_then(Value::as_str)
+        .and_then(|text| {
+            let source = verdict.get("source").and_then(Value::as_str);
+            rules
+                .rules()
+                .iter()
+                .find(|r| r.text == text && source.is_none_or(|s| s == r.source.as_str()))
+                .map(|r| rule_json(r, verdict.get("uncertain") == Some(&Value::Bool(true))))
+        });
+
+    // A shell command's parts, each with the rules it meets.
+    let parsed = match (tool, input.get("command").and_then(Value::as_str)) {
+        ("Bash", Some(command)) => Some(parse_command_in(
+            command,
+            &ShellContext::new(cwd, home, None),
+        )),
+        _ => None,
+    };
+    let not_itemized = parsed
+        .as_ref()
+        .map_or(0, |p| p.parts.len().saturating_sub(MAX_PARTS));
+    let parts: Vec<Value> = match &parsed {
+        Some(parsed) => {
+            // Each part is judged against every rule alone: a command of thousands of
+            // parts is itemized for its first MAX_PARTS only.
+            parsed
+                .parts
+                .iter()
+                .take(MAX_PARTS)
+                .map(|p| {
+                    let part_input = json!({"command": p.raw});
+                    let met: Vec<Value> = rules
+                        .rules()
+                        .iter()
+                        .filter(|r| r.behavior != Behavior::Allow || !p.uncertain)
+                        .filter_map(|r| {
+                            meets(&sources, r, "Bash", &part_input, &facts)
+                                .map(|u| json!({"behavior": r.behavior.as_str(), "rule": r.text, "uncertain": u}))
+                        })
+                        .collect();
+                    json!({
+                        "part": p.raw,
+                        "uncertain": p.uncertain || p.runs_anything,
+                        "read_only": p.read_only,
+                        "meets": met,
+                    })
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+
+    let (hooks, _) = ClassicHooks::from_sources(&refs);
+    let classic: Vec<Value> = hooks
+        .matching(PRE_TOOL_USE, tool, input, &facts)
+        .iter()
+        .map(|h| {
+            json!({
+                "event": h.event,
+                "matcher": h.matcher,
+                "command": h.name(),
+                "source": h.source.as_str(),
+                "pointer": h.pointer,
+            })
+        })
+        .collect();
+
+    let held = over_person.get("decision") == verdict.get("decision");
+    let hooks_run = matches!(seated_cfg.hook_runner, HookRunner::Sandboxed { .. });
+    let problems: Vec<Value> = reads
+        .iter()
+        .filter_map(|r| r.problem.as_ref().map(|p| json!({"source": r.source.as_str(), "problem": p})))
+        .chain(policy_read.as_ref().err().map(|e| {
+            json!({"source": "policy", "problem": format!("{e}; the managed policy counts as in force (fail closed)")})
+        }))
+        .collect();
+    json!({
+        "call": {"tool": tool, "input": input},
+        "verdict": verdict,
+        "decided_by": decided_by,
+        "matched": matched,
+        "shell_parts": parts,
+        "shell_parts_not_itemized": not_itemized,
+        "classic_hooks": {"run": hooks_run, "hooks": classic},
+        "mode": session_facts.mode.as_str(),
+        "cwd": cwd.display().to_string(),
+        "over_a_persons_plugin": {
+            "held": held,
+            "seated": over_person,
+            "unseated": unseated_person,
+        },
+        "sources": reads.iter().filter(|r| !r.path.as_os_str().is_empty()).map(|r| json!({
+            "source": r.source.as_str(),
+            "file": r.path.display().to_string(),
+            "present": !matches!(r.input, SettingsInput::Absent),
+        })).collect::<Vec<_>>(),
+        "managed": managed.display().to_string(),
+        "problems": problems,
+    })
+}
