@@ -302,12 +302,21 @@ pub(super) const CODE_LOADING_VARIABLES: [&str; 10] = [
 /// The value every attacking write sets.
 const ATTACKER_VALUE: &str = "/tmp/person/payload";
 
+/// The compiled rules every session of this audit shares: an audit starts dozens of
+/// sessions on one policy and compiles its rules once. The audit is one run of this
+/// binary, which owns the cache (the library keeps none of its own).
+fn audit_rules() -> session::RuleCache {
+    static RULES: std::sync::OnceLock<session::RuleCache> = std::sync::OnceLock::new();
+    RULES.get_or_init(session::RuleCache::new).clone()
+}
+
 /// A session on `folder` with the SCENARIOS.md defaults, seated or not (SPEC §2.3),
 /// its classic hooks' commands run as `hooks` says.
 pub(super) fn config(folder: &Path, seated: bool, hooks: HookRunner) -> SessionConfig {
     SessionConfig {
         seated,
         hook_runner: hooks,
+        rule_cache: audit_rules(),
         // The audit reads the policy once: a long audit never re-reads it,
         // and the files do not change under it.
         memo_window: std::time::Duration::from_secs(24 * 3600),

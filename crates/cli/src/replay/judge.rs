@@ -37,6 +37,9 @@ pub(super) struct Judge {
     /// How the managed folder is shown when it is not where its files are read
     /// (`--example`: a temporary copy of `examples/managed`).
     pub(super) shown: Option<(String, String)>,
+    /// The compiled rules every session of this side shares (one policy, one set of
+    /// settings: compiled once however many folders and modes the transcripts hold).
+    pub(super) rules: session::RuleCache,
 }
 
 /// The sink of one side's decisions: the last record (for the report), handed on to the
@@ -85,6 +88,7 @@ impl Judge {
                 // The policy replayed is the one read when the session starts: a replay
                 // of a month of sessions does not read the folder again every second.
                 memo_window: std::time::Duration::from_secs(24 * 3600),
+                rule_cache: self.rules.clone(),
                 ..SessionConfig::new(&self.folder, &cwd_path, &home)
             };
             if subagent {

@@ -298,6 +298,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         sessions: HashMap::new(),
         origins: Arc::clone(&origins),
         machine_home: machine_home.clone(),
+        rules: session::RuleCache::new(),
     };
     let mut judge = judge_for(folder.clone(), log.clone());
     let mut other = against
