@@ -250,15 +250,43 @@ pub enum Standing {
     Undeclared,
 }
 
+/// Why the differences list could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The list's path.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: boundedfs::Error,
+    },
+    /// The file is not a valid list (the position and the key are in the message).
+    #[error("{path}: {source}")]
+    Invalid {
+        /// The list's path.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 impl Differences {
     /// Reads the list.
     ///
     /// # Errors
     /// When the file cannot be read or is not a valid list.
-    pub fn read(path: &std::path::Path) -> Result<Differences, String> {
-        let bytes = boundedfs::read_bounded(path, 4 << 20)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn read(path: &std::path::Path) -> Result<Differences, ListError> {
+        let bytes = boundedfs::read_bounded(path, 4 << 20).map_err(|source| ListError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_slice(&bytes).map_err(|source| ListError::Invalid {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// Where the difference of `f` stands.

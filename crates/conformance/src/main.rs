@@ -365,7 +365,8 @@ fn read_report(
     path: &std::path::Path,
     differences: Option<PathBuf>,
 ) -> Result<conformance::run::RunReport, String> {
-    let diffs = conformance::compare::Differences::read(&differences_path(differences))?;
+    let diffs = conformance::compare::Differences::read(&differences_path(differences))
+        .map_err(|e| e.to_string())?;
     let bytes =
         boundedfs::read_bounded(path, 1 << 30).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut report: conformance::run::RunReport =
