@@ -38,7 +38,7 @@ const CLOSE_BUDGET: Duration = Duration::from_millis(100);
 const GC_THRESHOLD: usize = 4 * 1024 * 1024;
 
 /// The bridge's JavaScript half.
-const BRIDGE_JS: &str = include_str!("js/bridge.js");
+pub(crate) const BRIDGE_JS: &str = include_str!("js/bridge.js");
 
 #[derive(Default)]
 struct Mailbox {
@@ -594,7 +594,8 @@ impl Host {
             )
             .map_err(js)?;
             host.set("bridgeGlobal", BRIDGE_GLOBAL).map_err(js)?;
-            let _: Object = make.call((host, extra)).map_err(js)?;
+            let kinds = wire::kinds_for_js(&ctx).map_err(js)?;
+            let _: Object = make.call((host, extra, kinds)).map_err(js)?;
             Ok(())
         })
     }

@@ -1,16 +1,15 @@
 // The bridge of SPEC §6, the JavaScript half: evaluated once in each mod's fresh
 // context, before any of the mod's code, as a script whose value is a function of the
-// host's Rust functions. It keeps what the mod must not reach (the outbox, the calls,
-// the registrations) in this closure, locks string compilation away, adds the globals
-// Claude Code gives a mod, and answers the Rust half through the object it returns.
+// host's Rust functions, the `$` calls the session answers, and the wire's kinds. It
+// keeps what the mod must not reach (the outbox, the calls, the registrations) in this
+// closure, locks string compilation away, adds the globals Claude Code gives a mod, and
+// answers the Rust half through the object it returns.
 //
 // Messages to Rust are runs of five values in `outbox` (checked one by one in Rust,
-// `read_outbox`: nothing here is trusted there): callId, kind, reqId, a, b:
-//   0 done, a = the answer as JSON         1 done, the answer of next request reqId
-//   2 threw, a = message, b = stack         3 threw the rejection of next request reqId
-//   4 answered nothing usable, a = why      5 next(e): a = the event as JSON or '' (as
-//   received), b = the tier of next.to or '' 6 $ call: a = event name, b = fields as JSON
-(function (host, answeredOps) {
+// `read_outbox`: nothing here is trusted there): callId, kind, reqId, a, b. The kinds,
+// and those of `settle`, are the Rust half's (crates/mods/src/wire.rs, `SENT` and
+// `SETTLED`, where each is described): handed in as `wire`, never written here as numbers.
+(function (host, answeredOps, wire) {
   'use strict';
   // ---- primordials (SPEC §6 "Sandbox": nothing the JavaScript side says is trusted) --
   // Every intrinsic the bridge calls after the mod's code has run is captured here,
@@ -22,7 +21,7 @@
   // never meets an accessor the mod defined), and methods are called through
   // `Reflect.apply` on the captured functions, never looked up at call time. Every
   // JavaScript the engine adds follows the same rule; the Rust half checks every
-  // message all the same (crates/mods/src/host.rs, `read_outbox`).
+  // message all the same (crates/mods/src/wire.rs, `read_outbox`).
   const O = Object;
   const apply = Reflect.apply;
   // `uncurry(f)(self, a, b)` is `f.call(self, a, b)` through the captured `call`,
@@ -80,6 +79,10 @@
     try { apply(regexpExec, v, ['']); return true; } catch (err) { noteCap(err); return false; }
   };
   const answered = new Set(answeredOps);
+  // The wire's kinds, read once off the records the Rust half made (frozen, without
+  // prototypes) into constants of the bridge's own.
+  const { DONE, DONE_SAME, THREW, THREW_CHAIN, INVALID, NEXT, OP, CAP } = wire.sent;
+  const { NEXT_ANSWER, OP_VALUE, REJECTED } = wire.settle;
 
   // ---- caps hit whatever the JavaScript caught (SPEC §6 "Limits") -----------------
   // Every `catch` of the mod's compiled code, every rejection handler given to `then`,
@@ -352,7 +355,7 @@
     const reqId = ++call.seq;
     const r = withResolvers();
     call.pending[reqId] = r;
-    send(call.id, 5, reqId, text, tier);
+    send(call.id, NEXT, reqId, text, tier);
     return r.promise;
   }
 
@@ -402,12 +405,12 @@
     if (!mapHas(calls, call.id)) return;
     mapDelete(calls, call.id);
     if (v === undefined) {
-      send(call.id, 4, 0, 'returned nothing (undefined)', '');
+      send(call.id, INVALID, 0, 'returned nothing (undefined)', '');
       return;
     }
     for (let i = 0; i < call.answers.length; i += 2) {
       if (call.answers[i] === v) {
-        send(call.id, 1, call.answers[i + 1], '', '');
+        send(call.id, DONE_SAME, call.answers[i + 1], '', '');
         return;
       }
     }
@@ -418,14 +421,14 @@
       // The bridge's own walk of the answer: a cap hit there (an answer nested past the
       // stack cap, a toJSON that recurses) is a cap hit of the hook's all the same.
       noteCap(err);
-      send(call.id, 4, 0, 'its answer is not JSON: ' + messageOf(err), '');
+      send(call.id, INVALID, 0, 'its answer is not JSON: ' + messageOf(err), '');
       return;
     }
     if (typeof text !== 'string') {
-      send(call.id, 4, 0, 'its answer is a ' + typeof v + ', not JSON', '');
+      send(call.id, INVALID, 0, 'its answer is a ' + typeof v + ', not JSON', '');
       return;
     }
-    send(call.id, 0, 0, text, '');
+    send(call.id, DONE, 0, text, '');
   }
 
   function failed(call, err) {
@@ -434,11 +437,11 @@
     mapDelete(calls, call.id);
     for (let i = 0; i < call.rejections.length; i += 2) {
       if (call.rejections[i] === err) {
-        send(call.id, 3, call.rejections[i + 1], '', '');
+        send(call.id, THREW_CHAIN, call.rejections[i + 1], '', '');
         return;
       }
     }
-    send(call.id, 2, 0, messageOf(err), stackOf(err));
+    send(call.id, THREW, 0, messageOf(err), stackOf(err));
   }
 
   // Starts hook `regIndex` (its .catch when `isCatch`) on the event `eText` (JSON).
@@ -504,8 +507,8 @@
     done(call, v);
   }
 
-  // Settles request reqId of call id: kind 0 next's answer (JSON), 1 a $ call's value
-  // (JSON, '' for undefined), 2 a rejection with this message.
+  // Settles request reqId of call id: kind NEXT_ANSWER next's answer (JSON), OP_VALUE a
+  // $ call's value (JSON, '' for undefined), REJECTED a rejection with this message.
   function settle(id, reqId, kind, text) {
     const call = mapGet(calls, id);
     if (call === undefined) return;
@@ -514,18 +517,18 @@
     call.pending[reqId] = undefined;
     call.settled++;
     current = id;
-    if (kind === 0) {
+    if (kind === NEXT_ANSWER) {
       // Frozen like `e`: a hook rewrites an answer coming up by returning a copy.
       const v = deepFreeze(parse(text));
       push(call.answers, v);
       push(call.answers, reqId);
       p.resolve(v);
       if (call.forward === reqId) done(call, v);
-    } else if (kind === 1) {
+    } else if (kind === OP_VALUE) {
       const v = text === '' ? undefined : parse(text);
       p.resolve(v);
       if (call.forward === reqId) done(call, v);
-    } else {
+    } else if (kind === REJECTED) {
       const err = new ErrorCtor(text);
       push(call.rejections, err);
       push(call.rejections, reqId);
@@ -534,12 +537,12 @@
     }
   }
 
-  // The outbox; a cap hit since the last take, as kind 7 with a = the cap.
+  // The outbox; a cap hit since the last take, as kind CAP with a = the cap.
   function take() {
     const slot = slotsHit();
     if (capHit === '') capHit = slot;
     if (capHit !== '') {
-      send(0, 7, 0, capHit, '');
+      send(0, CAP, 0, capHit, '');
       capHit = '';
     }
     const out = outbox;
@@ -579,7 +582,7 @@
     const reqId = ++call.seq;
     const r = withResolvers();
     call.pending[reqId] = r;
-    send(call.id, 6, reqId, name, text);
+    send(call.id, OP, reqId, name, text);
     return r.promise;
   }
 
