@@ -12,7 +12,7 @@
 
 use crate::load::{ModSource, Module as Source};
 use crate::translate;
-use crate::wire::{self, Msg, Outbox};
+use crate::wire::{self, Msg, Outbox, ANSWERED_OPS};
 use crate::worker::Worker;
 use crate::HostConfig;
 use fnhooks::Next;
@@ -440,19 +440,6 @@ impl Loader for GraphLoader {
         }
     }
 }
-
-/// The `$` calls the session answers (SPEC §6 **\[decision\]**); every other one
-/// rejects with `no implementation for <event>` unless the embedding program adds it.
-pub(crate) const ANSWERED_OPS: [&str; 8] = [
-    "settings.read",
-    "env.get",
-    "env.set",
-    "tool.register",
-    "tool.list",
-    "tool.check",
-    "ui.log",
-    "session.append",
-];
 
 impl Host {
     /// Starts a runtime for `source` and runs its hooks module and `register(on,

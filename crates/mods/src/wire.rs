@@ -34,6 +34,19 @@ pub(crate) const MAX_BYTES_PER_TURN: usize = 64 * 1024 * 1024;
 /// The most `next` and `$` requests one hook run may have in flight at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 10_000;
 
+/// The `$` calls the session answers (SPEC §6 **\[decision\]**); every other one
+/// rejects with `no implementation for <event>` unless the embedding program adds it.
+pub(crate) const ANSWERED_OPS: [&str; 8] = [
+    "settings.read",
+    "env.get",
+    "env.set",
+    "tool.register",
+    "tool.list",
+    "tool.check",
+    "ui.log",
+    "session.append",
+];
+
 /// Declares one set of the wire's kinds, each named once: a constant in module `$module`,
 /// and `$table`, every kind's name and number, which the JavaScript half is handed
 /// ([`kinds_for_js`]) and reads its kinds from. Neither half writes a kind as a number
@@ -461,7 +474,7 @@ mod tests {
         let ctx = rquickjs::Context::full(&rt).unwrap();
         ctx.with(|ctx| {
             let out: Array = ctx.eval(source).unwrap();
-            let answers = |n: &str| crate::host::ANSWERED_OPS.contains(&n);
+            let answers = |n: &str| ANSWERED_OPS.contains(&n);
             read_outbox(&out, &answers).map(|o| {
                 o.msgs
                     .iter()
