@@ -71,7 +71,7 @@ macro_rules! kinds {
 }
 
 kinds! {
-    /// The kinds of the messages the JavaScript half leaves in its outbox (`bridge.js`,
+    /// The kinds of the messages the JavaScript half leaves in its outbox (`js/calls.js`,
     /// `send`): runs of five values, `callId, kind, reqId, a, b`.
     SENT in kind {
         /// The hook answered: `a` is the answer as JSON.
@@ -95,7 +95,7 @@ kinds! {
 }
 
 kinds! {
-    /// How the Rust half settles a request in the JavaScript half (`bridge.js`,
+    /// How the Rust half settles a request in the JavaScript half (`js/calls.js`,
     /// `settle(id, reqId, kind, text)`).
     SETTLED in settle {
         /// `next`'s answer: `text` is the answer as JSON.
@@ -107,7 +107,7 @@ kinds! {
     }
 }
 
-/// How the Rust half settles a request in the JavaScript half (`bridge.js`, `settle`):
+/// How the Rust half settles a request in the JavaScript half (`js/calls.js`, `settle`):
 /// each of [`settle`]'s kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -145,7 +145,7 @@ pub(crate) fn kinds_for_js<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>>
     freeze.call((wire,))
 }
 
-/// What the JavaScript half says about one hook run (`bridge.js`, `outbox`).
+/// What the JavaScript half says about one hook run (`js/calls.js`, `outbox`).
 #[derive(Debug)]
 pub(crate) enum Msg {
     /// The hook answered: the answer as JSON.

@@ -16,8 +16,20 @@ use std::sync::Arc;
 /// `undefined` there, and can neither replace nor delete it.
 const BRIDGE_GLOBAL: &str = "__secDefaultBridge";
 
-/// The bridge's JavaScript half.
-pub(crate) const BRIDGE_JS: &str = include_str!("../js/bridge.js");
+/// The bridge's JavaScript half: its parts by concern, joined in this fixed order into one
+/// function expression. The primordials come first: every intrinsic the bridge calls is
+/// captured before any other line runs (SPEC §6 "Sandbox"). The lockdown comes last:
+/// string compilation locked away, the Rust half's handle defined on the global object,
+/// and the function's end.
+pub(crate) const BRIDGE_JS: &str = concat!(
+    include_str!("../js/primordials.js"),
+    include_str!("../js/caps.js"),
+    include_str!("../js/register.js"),
+    include_str!("../js/calls.js"),
+    include_str!("../js/dollar.js"),
+    include_str!("../js/globals.js"),
+    include_str!("../js/lockdown.js"),
+);
 
 impl Host {
     /// Evaluates the bridge's JavaScript half with the host functions.
@@ -137,7 +149,7 @@ mod tests {
         names
     }
 
-    /// The agreement of the two halves: `bridge.js`, run as the host runs it, reads every
+    /// The agreement of the two halves: [`BRIDGE_JS`], run as the host runs it, reads every
     /// kind it uses off the table the Rust half hands it, and reads exactly the kinds
     /// [`SENT`] and [`SETTLED`] name (a kind the JavaScript half named that the Rust half
     /// does not, or one the Rust half added that the JavaScript half never takes, fails).
