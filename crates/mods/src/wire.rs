@@ -18,7 +18,7 @@
 //! not fit its event (`$.env.get(5)`) is a mistake a mod can make through the honest
 //! bridge: its promise rejects, and nothing is raised.
 
-use rquickjs::{Array, Value};
+use rquickjs::{Array, Ctx, Function, Object, Value};
 use serde_json::{Map, Value as Json};
 
 /// The most messages one turn of the runtime (a pump: a hook started or a request
@@ -34,30 +34,118 @@ pub(crate) const MAX_BYTES_PER_TURN: usize = 64 * 1024 * 1024;
 /// The most `next` and `$` requests one hook run may have in flight at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 10_000;
 
-/// The message kinds of `bridge.js` (its header comment), named once.
-mod kind {
-    pub(super) const DONE: u32 = 0;
-    pub(super) const DONE_SAME: u32 = 1;
-    pub(super) const THREW: u32 = 2;
-    pub(super) const THREW_CHAIN: u32 = 3;
-    pub(super) const INVALID: u32 = 4;
-    pub(super) const NEXT: u32 = 5;
-    pub(super) const OP: u32 = 6;
-    pub(super) const CAP: u32 = 7;
+/// The `$` calls the session answers (SPEC §6 **\[decision\]**); every other one
+/// rejects with `no implementation for <event>` unless the embedding program adds it.
+pub(crate) const ANSWERED_OPS: [&str; 8] = [
+    "settings.read",
+    "env.get",
+    "env.set",
+    "tool.register",
+    "tool.list",
+    "tool.check",
+    "ui.log",
+    "session.append",
+];
+
+/// Declares one set of the wire's kinds, each named once: a constant in module `$module`,
+/// and `$table`, every kind's name and number, which the JavaScript half is handed
+/// ([`kinds_for_js`]) and reads its kinds from. Neither half writes a kind as a number
+/// of its own, so the two cannot disagree on one.
+macro_rules! kinds {
+    (
+        $(#[$doc:meta])*
+        $table:ident in $module:ident {
+            $($(#[$kind_doc:meta])* $name:ident = $value:literal,)+
+        }
+    ) => {
+        $(#[$doc])*
+        pub(crate) mod $module {
+            $($(#[$kind_doc])* pub(crate) const $name: u32 = $value;)+
+        }
+
+        #[doc = concat!(
+            "Every kind of [`", stringify!($module), "`], by name: what the JavaScript half is handed."
+        )]
+        pub(crate) const $table: &[(&str, u32)] = &[$((stringify!($name), $module::$name)),+];
+    };
 }
 
-/// How the Rust half settles a request in the JavaScript half (`bridge.js`, `settle`).
+kinds! {
+    /// The kinds of the messages the JavaScript half leaves in its outbox (`js/calls.js`,
+    /// `send`): runs of five values, `callId, kind, reqId, a, b`.
+    SENT in kind {
+        /// The hook answered: `a` is the answer as JSON.
+        DONE = 0,
+        /// The hook answered what next request `reqId` resolved to, as it came.
+        DONE_SAME = 1,
+        /// The hook threw: `a` is the message, `b` the stack.
+        THREW = 2,
+        /// The hook threw the very rejection of next request `reqId`.
+        THREW_CHAIN = 3,
+        /// The hook answered nothing usable: `a` says why.
+        INVALID = 4,
+        /// `next(e)`: `a` is the event as JSON (`''`: as received), `b` the tier of
+        /// `next.to` (`''` for `next`).
+        NEXT = 5,
+        /// A `$` call: `a` is the event's name, `b` its fields as JSON.
+        OP = 6,
+        /// A cap was hit since the last take, whatever caught it: `a` names the cap.
+        CAP = 7,
+    }
+}
+
+kinds! {
+    /// How the Rust half settles a request in the JavaScript half (`js/calls.js`,
+    /// `settle(id, reqId, kind, text)`).
+    SETTLED in settle {
+        /// `next`'s answer: `text` is the answer as JSON.
+        NEXT_ANSWER = 0,
+        /// A `$` call's value: `text` is the value as JSON (`''` for `undefined`).
+        OP_VALUE = 1,
+        /// A rejection: `text` is its message.
+        REJECTED = 2,
+    }
+}
+
+/// How the Rust half settles a request in the JavaScript half (`js/calls.js`, `settle`):
+/// each of [`settle`]'s kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
 pub(crate) enum Settle {
     /// `next`'s answer, as JSON.
-    NextAnswer = 0,
+    NextAnswer = settle::NEXT_ANSWER,
     /// A `$` call's value, as JSON (`''` for `undefined`).
-    OpValue = 1,
+    OpValue = settle::OP_VALUE,
     /// A rejection with this message.
-    Rejected = 2,
+    Rejected = settle::REJECTED,
 }
 
-/// What the JavaScript half says about one hook run (`bridge.js`, `outbox`).
+/// The kinds as the JavaScript half is handed them, its third argument: `{ sent, settle }`,
+/// each a record of [`SENT`] or [`SETTLED`] by name. Every record has no prototype and is
+/// frozen (with `Object.freeze` as `ctx` has it: called before any of a mod's code runs
+/// there); the bridge reads its kinds off them once, before the mod's code runs.
+///
+/// # Errors
+///
+/// What the JavaScript engine threw making them (out of memory).
+pub(crate) fn kinds_for_js<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let freeze: Function = ctx.globals().get::<_, Object>("Object")?.get("freeze")?;
+    let record = |entries: &[(&str, u32)]| -> rquickjs::Result<Object<'js>> {
+        let o = Object::new(ctx.clone())?;
+        o.set_prototype(None)?;
+        for (name, value) in entries {
+            o.set(*name, *value)?;
+        }
+        freeze.call::<_, Object>((o,))
+    };
+    let wire = Object::new(ctx.clone())?;
+    wire.set_prototype(None)?;
+    wire.set("sent", record(SENT)?)?;
+    wire.set("settle", record(SETTLED)?)?;
+    freeze.call((wire,))
+}
+
+/// What the JavaScript half says about one hook run (`js/calls.js`, `outbox`).
 #[derive(Debug)]
 pub(crate) enum Msg {
     /// The hook answered: the answer as JSON.
@@ -386,7 +474,7 @@ mod tests {
         let ctx = rquickjs::Context::full(&rt).unwrap();
         ctx.with(|ctx| {
             let out: Array = ctx.eval(source).unwrap();
-            let answers = |n: &str| crate::host::ANSWERED_OPS.contains(&n);
+            let answers = |n: &str| ANSWERED_OPS.contains(&n);
             read_outbox(&out, &answers).map(|o| {
                 o.msgs
                     .iter()
@@ -452,6 +540,59 @@ mod tests {
         assert!(in_order(&mut last, 3).unwrap_err().contains("request 3"));
         assert!(in_order(&mut last, 2).is_err());
         assert_eq!(last, 3);
+    }
+
+    #[test]
+    fn each_table_names_its_kinds_once_with_numbers_of_their_own() {
+        for table in [SENT, SETTLED] {
+            let mut names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            let mut numbers: Vec<u32> = table.iter().map(|(_, k)| *k).collect();
+            names.sort_unstable();
+            names.dedup();
+            numbers.sort_unstable();
+            numbers.dedup();
+            assert_eq!(names.len(), table.len(), "{table:?}");
+            assert_eq!(numbers.len(), table.len(), "{table:?}");
+        }
+    }
+
+    #[test]
+    fn every_kind_the_bridge_may_send_is_read() {
+        for (name, k) in SENT {
+            let source = format!("[1, {k}, 1, 'memory', '{{}}']");
+            if let Err(err) = read(&source) {
+                assert!(!err.contains("no known kind"), "{name}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_javascript_half_is_handed_every_kind_in_frozen_records_without_prototypes() {
+        let rt = rquickjs::Runtime::new().unwrap();
+        let ctx = rquickjs::Context::full(&rt).unwrap();
+        ctx.with(|ctx| {
+            let wire = kinds_for_js(&ctx).unwrap();
+            let view: Function = ctx
+                .eval(
+                    r"(wire) => {
+                        const out = [];
+                        for (const r of [wire, wire.sent, wire.settle]) {
+                          out.push(Object.isFrozen(r) && Object.getPrototypeOf(r) === null);
+                        }
+                        for (const part of ['sent', 'settle']) {
+                          for (const k of Object.keys(wire[part])) out.push(part + '.' + k + '=' + wire[part][k]);
+                        }
+                        return out.join(' ');
+                      }",
+                )
+                .unwrap();
+            let seen: String = view.call((wire,)).unwrap();
+            let mut want = vec!["true".to_owned(); 3];
+            for (part, table) in [("sent", SENT), ("settle", SETTLED)] {
+                want.extend(table.iter().map(|(n, k)| format!("{part}.{n}={k}")));
+            }
+            assert_eq!(seen, want.join(" "));
+        });
     }
 
     #[test]

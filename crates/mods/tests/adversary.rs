@@ -861,7 +861,7 @@ fn a_caught_pin_refusal_still_fails_the_hook_as_pin() {
     assert_eq!(*a, json!({"caught": "pin", "called": false}));
 }
 
-/// FINDING: `$.session.append` hands on whatever `door` the mod names (`bridge.js`
+/// FINDING: `$.session.append` hands on whatever `door` the mod names (`js/dollar.js`
 /// `shapes['session.append']` only fills `note` in when it is missing). SPEC §6: the
 /// session answers `session.append` *with door `note`*; §1.5: a plugin's row comes
 /// through the `note` door. A person's mod can append rows through the `prompt`,
@@ -1648,7 +1648,7 @@ fn a_spin_in_a_promise_job_after_the_answer_costs_one_timeout_and_leaves_the_run
     assert_eq!(*second.unwrap(), json!({"text": "second"}));
 }
 
-/// FINDING: the bridge freezes `e` with a recursive JavaScript function (`bridge.js`
+/// FINDING: the bridge freezes `e` with a recursive JavaScript function (`js/caps.js`
 /// `deepFreeze`), under the runtime's 256 KiB stack cap: an event whose fields nest
 /// some 80 levels deep (debug build; some 400-600 in release) throws a RangeError in
 /// `start`, before the hook runs, and again for its `.catch` (a mod's own recursion
