@@ -6,6 +6,10 @@ use serde_json::json;
 use session::{BlockingSession, RuleCache, SessionConfig};
 use std::path::Path;
 
+#[allow(
+    clippy::unwrap_used,
+    reason = "a test helper: a session that does not start fails the test"
+)]
 fn check_in(dir: &Path, cache: &RuleCache) -> serde_json::Value {
     let config = SessionConfig {
         rule_cache: cache.clone(),
