@@ -380,6 +380,7 @@ fn op_request(
     mut fields: Map<String, Value>,
 ) -> BoxFuture<'static, (u32, Delivery)> {
     if let Err(why) = wire::check_op_fields(&name, &mut fields) {
+        let why = why.to_string();
         return async move { (req, Delivery::Refused(why)) }.boxed();
     }
     let raised = cx.raise(Event::new(name.as_str(), fields));
