@@ -33,9 +33,11 @@
 
 #![forbid(unsafe_code)]
 
+mod error;
 mod listing;
 mod market;
 
+use error::{ManifestError, NotSeated};
 use fnhooks::{CopySource, Tier};
 use policy::{EnabledPlugin, ManagedSettings, PluginId, SEC_DEFAULT_ID};
 use serde_json::{Map, Value};
@@ -260,7 +262,7 @@ pub fn plan(inputs: &Inputs<'_>) -> Plan {
                 names.insert(key, found.id.clone());
                 user.push((found, deps));
             }
-            Err(why) => plan.skipped.push(skip(&id, &why)),
+            Err(why) => plan.skipped.push(skip(&id, &why.to_string())),
         }
     }
 
@@ -399,27 +401,32 @@ fn org_plugin(
     markets: &BTreeMap<String, Market>,
     id: &str,
     tier: Tier,
-) -> Result<Found, String> {
+) -> Result<Found, NotSeated> {
     let on = managed
         .enabled_plugins
         .iter()
         .any(|(i, e)| *e == EnabledPlugin::On && policy::ids_equal(i, id));
     if !on {
-        return Err("managed enabledPlugins does not turn it on with true".to_owned());
+        return Err(NotSeated::NotTurnedOn);
     }
-    let pid = PluginId::parse(id).ok_or_else(|| "it is not <name>@<marketplace>".to_owned())?;
+    let pid = PluginId::parse(id).ok_or(NotSeated::NotAnId)?;
     let market = markets
         .get(&pid.marketplace)
         .filter(|m| m.managed)
-        .ok_or_else(|| format!("managed settings name no marketplace {:?}", pid.marketplace))?;
+        .ok_or_else(|| NotSeated::NoManagedMarketplace {
+            marketplace: pid.marketplace.clone(),
+        })?;
     if market::kind(&market.source) != Some("directory") {
-        return Err(format!(
-            "marketplace {:?} is not a directory marketplace read in place",
-            pid.marketplace
-        ));
+        return Err(NotSeated::NotDirectory {
+            marketplace: pid.marketplace.clone(),
+        });
     }
-    let root = market::directory_root(&market.source, &market.base, inputs.home)
-        .ok_or_else(|| format!("marketplace {:?} names no path", pid.marketplace))?;
+    let root =
+        market::directory_root(&market.source, &market.base, inputs.home).ok_or_else(|| {
+            NotSeated::NoPath {
+                marketplace: pid.marketplace.clone(),
+            }
+        })?;
     // From here on the id is the organization's own: a copy that cannot be read is a
     // policy plugin that failed to load (fail closed), not an id to skip.
     let found = |name: String, folder: PathBuf, unreadable: Option<String>| Found {
@@ -435,20 +442,19 @@ fn org_plugin(
     };
     let (folder, in_place) = match market::plugin_folder(&root, &pid, inputs.plugin_root) {
         Ok(f) => f,
-        Err(why) => return Ok(found(pid.name.clone(), root, Some(why))),
+        Err(why) => return Ok(found(pid.name.clone(), root, Some(why.to_string()))),
     };
     if !in_place {
-        return Err(format!(
-            "marketplace {:?} holds it only as a remote copy",
-            pid.marketplace
-        ));
+        return Err(NotSeated::RemoteOnly {
+            marketplace: pid.marketplace.clone(),
+        });
     }
     let manifest = match manifest(&folder, &pid.name) {
         Ok(m) => m,
-        Err(why) => return Ok(found(pid.name.clone(), folder, Some(why))),
+        Err(why) => return Ok(found(pid.name.clone(), folder, Some(why.to_string()))),
     };
     if !holds_hooks_file(&folder) {
-        return Err(format!("{} holds no hooks module", folder.display()));
+        return Err(NotSeated::NoHooksModule { folder });
     }
     Ok(found(manifest.name, folder, None))
 }
@@ -459,17 +465,16 @@ fn user_plugin(
     markets: &BTreeMap<String, Market>,
     id: &str,
     by: &str,
-) -> Result<(Found, Vec<String>), String> {
-    let pid = PluginId::parse(id).ok_or_else(|| "it is not <name>@<marketplace>".to_owned())?;
+) -> Result<(Found, Vec<String>), NotSeated> {
+    let pid = PluginId::parse(id).ok_or(NotSeated::NotAnId)?;
     if policy::is_inline_id(id) {
-        return Err("an @inline id is loaded with --plugin-dir only".to_owned());
+        return Err(NotSeated::Inline);
     }
-    let market = markets.get(&pid.marketplace).ok_or_else(|| {
-        format!(
-            "no settings source names the marketplace {:?} (extraKnownMarketplaces)",
-            pid.marketplace
-        )
-    })?;
+    let market = markets
+        .get(&pid.marketplace)
+        .ok_or_else(|| NotSeated::UnknownMarketplace {
+            marketplace: pid.marketplace.clone(),
+        })?;
     let kind = market::kind(&market.source).unwrap_or("unknown");
     let bases = PathBases {
         managed: inputs.managed_base,
@@ -479,22 +484,25 @@ fn user_plugin(
     match market::source_allowed(inputs.managed, &market.source, &bases) {
         SourceCheck::Allowed => {}
         SourceCheck::NotListed => {
-            return Err(format!(
-                "the source of marketplace {:?} ({kind}) is not in managed strictKnownMarketplaces",
-                pid.marketplace
-            ))
+            return Err(NotSeated::NotListed {
+                marketplace: pid.marketplace.clone(),
+                kind: kind.to_owned(),
+            })
         }
         SourceCheck::Blocked => {
-            return Err(format!(
-                "the source of marketplace {:?} ({kind}) is in managed blockedMarketplaces",
-                pid.marketplace
-            ))
+            return Err(NotSeated::Blocked {
+                marketplace: pid.marketplace.clone(),
+                kind: kind.to_owned(),
+            })
         }
     }
     let (root, copy) = match kind {
         "directory" => (
-            market::directory_root(&market.source, &market.base, inputs.home)
-                .ok_or_else(|| format!("marketplace {:?} names no path", pid.marketplace))?,
+            market::directory_root(&market.source, &market.base, inputs.home).ok_or_else(|| {
+                NotSeated::NoPath {
+                    marketplace: pid.marketplace.clone(),
+                }
+            })?,
             CopySource::Directory,
         ),
         "github" | "git" | "npm" | "url" | "file" => {
@@ -503,11 +511,10 @@ fn user_plugin(
                 .join("marketplaces")
                 .join(&pid.marketplace);
             if !cached.is_dir() {
-                return Err(format!(
-                    "the cached copy of marketplace {:?} is missing ({})",
-                    pid.marketplace,
-                    cached.display()
-                ));
+                return Err(NotSeated::MarketplaceCacheMissing {
+                    marketplace: pid.marketplace.clone(),
+                    cached,
+                });
             }
             let copy = match kind {
                 "github" => CopySource::Github,
@@ -518,10 +525,10 @@ fn user_plugin(
             (cached, copy)
         }
         other => {
-            return Err(format!(
-                "marketplace {:?} has a source this loader does not read ({other})",
-                pid.marketplace
-            ))
+            return Err(NotSeated::UnknownSource {
+                marketplace: pid.marketplace.clone(),
+                kind: other.to_owned(),
+            })
         }
     };
     let (folder, in_place) = market::plugin_folder(&root, &pid, inputs.plugin_root)?;
@@ -550,9 +557,9 @@ fn user_plugin(
 }
 
 /// A `--plugin-dir` folder: `<name>@inline`.
-fn inline_plugin(dir: &Path) -> Result<(Found, Vec<String>), String> {
+fn inline_plugin(dir: &Path) -> Result<(Found, Vec<String>), NotSeated> {
     if !dir.is_dir() {
-        return Err("no such folder".to_owned());
+        return Err(NotSeated::NoSuchFolder);
     }
     let fallback = dir
         .file_name()
@@ -585,7 +592,7 @@ fn holds_hooks_file(folder: &Path) -> bool {
 
 /// The folder's `.claude-plugin/plugin.json` (optional: without one, `fallback` names
 /// it), or why it cannot be read (its path and position).
-fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, String> {
+fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, ManifestError> {
     let path = folder.join(".claude-plugin").join("plugin.json");
     // The bounded opener (SPEC §2.1 "Reading never hangs"): a FIFO or a device here is
     // refused naming it, never read; the mod loader's 4 MiB cap (SPEC §6 "A mod").
@@ -593,31 +600,31 @@ fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, String> {
         Ok(b) => b,
         Err(e) if e.is_not_found() => {
             if !folder.is_dir() {
-                return Err(format!("its folder {} is missing", folder.display()));
+                return Err(ManifestError::FolderMissing {
+                    folder: folder.to_path_buf(),
+                });
             }
             return Ok(Manifest {
                 name: fallback.to_owned(),
                 dependencies: Vec::new(),
             });
         }
-        Err(e) => return Err(format!("{}: cannot read: {}", path.display(), e.reason)),
+        Err(e) => {
+            return Err(ManifestError::Unreadable {
+                reason: e.reason.to_string(),
+                path,
+            })
+        }
     };
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "{}:{}:{}: the manifest is not JSON: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| ManifestError::NotJson {
+        path: path.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
     })?;
     let name = match v.get("name") {
         Some(Value::String(n)) if !n.is_empty() => n.clone(),
-        Some(_) => {
-            return Err(format!(
-                "{}: /name is not a non-empty string",
-                path.display()
-            ))
-        }
+        Some(_) => return Err(ManifestError::BadName { path }),
         None => fallback.to_owned(),
     };
     let dependencies = v

@@ -1,6 +1,7 @@
 //! Marketplaces (reference §5.2, §5.4): a source's kind, where a `directory` one is,
 //! where a plugin is inside one, and whether managed settings let a source be used.
 
+use crate::error::FolderError;
 use policy::PluginId;
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -85,26 +86,26 @@ pub(crate) fn plugin_folder(
     root: &Path,
     pid: &PluginId,
     plugin_root: &Path,
-) -> Result<(PathBuf, bool), String> {
+) -> Result<(PathBuf, bool), FolderError> {
     let file = root.join(".claude-plugin").join("marketplace.json");
     let bytes = boundedfs::read_bounded(&file, MAX_MARKETPLACE_BYTES).map_err(|e| {
         if e.is_not_found() {
-            format!(
-                "marketplace {:?} does not exist: {} is missing",
-                pid.marketplace,
-                file.display()
-            )
+            FolderError::MarketplaceMissing {
+                marketplace: pid.marketplace.clone(),
+                file: file.clone(),
+            }
         } else {
-            format!("{}: cannot read: {}", file.display(), e.reason)
+            FolderError::Unreadable {
+                file: file.clone(),
+                reason: e.reason.to_string(),
+            }
         }
     })?;
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "{}:{}:{}: the marketplace is not JSON: {e}",
-            file.display(),
-            e.line(),
-            e.column()
-        )
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| FolderError::NotJson {
+        file: file.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
     })?;
     let entry = v
         .get("plugins")
@@ -113,13 +114,10 @@ pub(crate) fn plugin_folder(
             ps.iter()
                 .find(|p| p.get("name").and_then(Value::as_str) == Some(pid.name.as_str()))
         })
-        .ok_or_else(|| {
-            format!(
-                "marketplace {:?} has no plugin named {:?} ({})",
-                pid.marketplace,
-                pid.name,
-                file.display()
-            )
+        .ok_or_else(|| FolderError::NoSuchPlugin {
+            marketplace: pid.marketplace.clone(),
+            name: pid.name.clone(),
+            file: file.clone(),
         })?;
     match entry.get("source") {
         Some(Value::String(rel)) => {
@@ -131,19 +129,21 @@ pub(crate) fn plugin_folder(
             let rel_path = Path::new(rel);
             let prefix = Path::new(plugin_root_rel);
             if !stays_inside(rel_path) || !stays_inside(prefix) {
-                return Err(format!(
-                    "marketplace {:?} places {:?} outside its folder ({rel:?})",
-                    pid.marketplace, pid.name
-                ));
+                return Err(FolderError::Outside {
+                    marketplace: pid.marketplace.clone(),
+                    name: pid.name.clone(),
+                    rel: rel.clone(),
+                });
             }
             let folder = root.join(prefix).join(rel_path);
             // A symbolic link inside the marketplace must not lead out of it: what is
             // read in place is what the marketplace's owner put there.
             if folder.exists() && !canonical(&folder).starts_with(canonical(root)) {
-                return Err(format!(
-                    "marketplace {:?} places {:?} outside its folder ({rel:?}, through a symbolic link)",
-                    pid.marketplace, pid.name
-                ));
+                return Err(FolderError::OutsideByLink {
+                    marketplace: pid.marketplace.clone(),
+                    name: pid.name.clone(),
+                    rel: rel.clone(),
+                });
             }
             Ok((folder, true))
         }
@@ -164,19 +164,19 @@ pub(crate) fn plugin_folder(
                 })
                 .unwrap_or_default();
             versions.sort();
-            versions.pop().map(|v| (v, false)).ok_or_else(|| {
-                format!(
-                    "the cached copy of {}@{} is missing ({})",
-                    pid.name,
-                    pid.marketplace,
-                    cached.display()
-                )
-            })
+            versions
+                .pop()
+                .map(|v| (v, false))
+                .ok_or_else(|| FolderError::CacheMissing {
+                    name: pid.name.clone(),
+                    marketplace: pid.marketplace.clone(),
+                    cached,
+                })
         }
-        _ => Err(format!(
-            "marketplace {:?} gives {:?} no source",
-            pid.marketplace, pid.name
-        )),
+        _ => Err(FolderError::NoSource {
+            marketplace: pid.marketplace.clone(),
+            name: pid.name.clone(),
+        }),
     }
 }
 

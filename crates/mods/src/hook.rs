@@ -320,7 +320,7 @@ async fn run(
             }
             Delivery::Op(name, Ok(reply)) => match translate::op_value(&name, &reply) {
                 Ok(value) => (Settle::OpValue, value),
-                Err(deny) => (Settle::Rejected, deny),
+                Err(deny) => (Settle::Rejected, deny.message),
             },
             Delivery::Op(_, Err(e)) => (
                 Settle::Rejected,
@@ -354,7 +354,10 @@ fn next_request(
     } else {
         match translate::event_from_mod(received, text) {
             Ok(e) => e,
-            Err(why) => return async move { (req, Delivery::Refused(why)) }.boxed(),
+            Err(why) => {
+                let why = why.to_string();
+                return async move { (req, Delivery::Refused(why)) }.boxed();
+            }
         }
     };
     let answer = if tier.is_empty() {
@@ -380,6 +383,7 @@ fn op_request(
     mut fields: Map<String, Value>,
 ) -> BoxFuture<'static, (u32, Delivery)> {
     if let Err(why) = wire::check_op_fields(&name, &mut fields) {
+        let why = why.to_string();
         return async move { (req, Delivery::Refused(why)) }.boxed();
     }
     let raised = cx.raise(Event::new(name.as_str(), fields));

@@ -17,6 +17,7 @@ pub use inline::INLINE_MODULE;
 pub use inspect::{inspect, Inspection};
 pub use load::{load_folder, LoadError, Manifest, ModSource};
 pub use plugin::{ModPlugin, OptionsError};
+pub use worker::SpawnError;
 
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ use std::time::Duration;
 ///
 /// The line saying the worker thread could not be started.
 #[doc(hidden)]
-pub fn worker_round_trips(n: usize) -> Result<usize, String> {
+pub fn worker_round_trips(n: usize) -> Result<usize, SpawnError> {
     let worker = std::sync::Arc::new(worker::Worker::spawn("hop")?);
     let mut back = 0;
     for _ in 0..n {

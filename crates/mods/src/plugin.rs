@@ -153,7 +153,7 @@ impl ModPlugin {
                 let i = u32::try_from(i).unwrap_or(u32::MAX);
                 registration(&host, i, spec, self.observer.as_ref())
             })
-            .collect::<Result<Vec<_>, String>>()
+            .collect::<Result<Vec<_>, RegistrationError>>()
             .map_err(|why| format!("hooks module {}: {why}", self.source.entry))?;
         Ok((host, regs))
     }
@@ -225,6 +225,30 @@ fn listed(decl: &Value, v: &Value) -> bool {
     }
 }
 
+/// Why a registration `register` made cannot be taken: the mod does not load. The
+/// [`Display`](std::fmt::Display) form follows `hooks module <entry>: ` in the line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum RegistrationError {
+    /// A `!` or `.*` pattern that is malformed (`!*`, `!`, `!!x`, `.*`, `a*.*`).
+    #[error("\"{}\" is not a pattern", fnhooks::escaped(pattern))]
+    NotAPattern {
+        /// The pattern, as the mod wrote it.
+        pattern: String,
+    },
+    /// An exact pattern that is empty or holds a `*`.
+    #[error("\"{}\" is not an event", fnhooks::escaped(pattern))]
+    NotAnEvent {
+        /// The pattern, as the mod wrote it.
+        pattern: String,
+    },
+    /// A matcher that is not an object.
+    #[error("on(\"{pattern}\"): the matcher is not an object")]
+    MatcherNotObject {
+        /// The registration's pattern, as the mod wrote it.
+        pattern: String,
+    },
+}
+
 /// An event pattern (reference §2.1): `noun.event`, `*` (every event but
 /// `telemetry.*`), `<namespace>.*`, `!<name>` / `!<glob>`.
 enum Pattern {
@@ -235,10 +259,13 @@ enum Pattern {
 }
 
 impl Pattern {
-    fn parse(s: &str) -> Result<Pattern, String> {
+    fn parse(s: &str) -> Result<Pattern, RegistrationError> {
+        let not_a_pattern = || RegistrationError::NotAPattern {
+            pattern: s.to_owned(),
+        };
         if let Some(rest) = s.strip_prefix('!') {
             if rest == "*" || rest.is_empty() || rest.starts_with('!') {
-                return Err(format!("\"{}\" is not a pattern", fnhooks::escaped(s)));
+                return Err(not_a_pattern());
             }
             return Ok(Pattern::Not(Box::new(Pattern::parse(rest)?)));
         }
@@ -247,12 +274,14 @@ impl Pattern {
         }
         if let Some(ns) = s.strip_suffix(".*") {
             if ns.is_empty() || ns.contains('*') {
-                return Err(format!("\"{}\" is not a pattern", fnhooks::escaped(s)));
+                return Err(not_a_pattern());
             }
             return Ok(Pattern::Prefix(format!("{ns}.")));
         }
         if s.is_empty() || s.contains('*') {
-            return Err(format!("\"{}\" is not an event", fnhooks::escaped(s)));
+            return Err(RegistrationError::NotAnEvent {
+                pattern: s.to_owned(),
+            });
         }
         Ok(Pattern::Exact(s.to_owned()))
     }
@@ -282,7 +311,7 @@ fn registration(
     i: u32,
     spec: RegSpec,
     observer: Option<&Observer>,
-) -> Result<Registration, String> {
+) -> Result<Registration, RegistrationError> {
     let pattern = Pattern::parse(&spec.pattern)?;
     let (chain_pattern, narrows_name) = pattern.chain_pattern();
     let matcher: Option<Vec<(String, Node)>> = match &spec.matcher {
@@ -290,10 +319,9 @@ fn registration(
         Some(m) => match Node::from_json(m) {
             Some(Node::Obj(fields)) => Some(fields),
             _ => {
-                return Err(format!(
-                    "on(\"{}\"): the matcher is not an object",
-                    spec.pattern
-                ))
+                return Err(RegistrationError::MatcherNotObject {
+                    pattern: spec.pattern,
+                })
             }
         },
     };

@@ -73,15 +73,33 @@ pub(crate) fn event_to_mod(e: &Event) -> String {
     serde_json::to_string(&*event_view(e)).unwrap_or_else(|_| "{}".to_owned())
 }
 
+/// What a mod handed to `next` is not an event: the `next` promise rejects with the
+/// [`Display`](std::fmt::Display) form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("next() was handed something that is not an event: {message}")]
+pub(crate) struct NotAnEvent {
+    /// `serde_json`'s reason the text is not a JSON object.
+    pub(crate) message: String,
+}
+
+/// A `$` call was answered `{deny}`: its promise rejects with the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct Denied {
+    /// The deny message (a non-string `deny` as its JSON text).
+    pub(crate) message: String,
+}
+
 /// The event a mod handed to `next` (JSON text), in the engine's shape: where the mod
 /// changed only Claude Code's name for a field, that change is taken.
 ///
 /// # Errors
 ///
 /// Why the text is not an event (not a JSON object).
-pub(crate) fn event_from_mod(received: &Event, text: &str) -> Result<Event, String> {
-    let mut f: Map<String, Value> = serde_json::from_str(text)
-        .map_err(|e| format!("next() was handed something that is not an event: {e}"))?;
+pub(crate) fn event_from_mod(received: &Event, text: &str) -> Result<Event, NotAnEvent> {
+    let mut f: Map<String, Value> = serde_json::from_str(text).map_err(|e| NotAnEvent {
+        message: e.to_string(),
+    })?;
     match received.name.as_str() {
         UI_LOG => {
             take_alias(&mut f, received, "line", "text");
@@ -222,12 +240,14 @@ pub(crate) fn answer_from_mod(
 /// # Errors
 ///
 /// The message of a `{deny}` answer.
-pub(crate) fn op_value(name: &str, reply: &Value) -> Result<String, String> {
+pub(crate) fn op_value(name: &str, reply: &Value) -> Result<String, Denied> {
     // A settings object is read as it is: its keys are settings, never a refusal.
     if let (false, Some(deny)) = (name == "settings.read", reply.get("deny")) {
-        return Err(deny
-            .as_str()
-            .map_or_else(|| deny.to_string(), ToOwned::to_owned));
+        return Err(Denied {
+            message: deny
+                .as_str()
+                .map_or_else(|| deny.to_string(), ToOwned::to_owned),
+        });
     }
     let unwrapped = match (name, reply) {
         ("env.get", v) => v.get("value").filter(|v| !v.is_null()),
@@ -382,7 +402,9 @@ mod tests {
         );
         assert_eq!(
             op_value("env.set", &json!({"deny": "pinned"})),
-            Err("pinned".to_owned())
+            Err(Denied {
+                message: "pinned".to_owned()
+            })
         );
     }
 

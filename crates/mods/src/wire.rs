@@ -206,18 +206,14 @@ pub(crate) struct Outbox {
 pub(crate) fn read_outbox(
     out: &Array<'_>,
     answers: &dyn Fn(&str) -> bool,
-) -> Result<Outbox, String> {
+) -> Result<Outbox, Tampered> {
     let len = out.len();
     if !len.is_multiple_of(5) {
-        return Err(format!(
-            "the bridge's outbox holds {len} values, not runs of five"
-        ));
+        return Err(Tampered::NotRunsOfFive { len });
     }
     let n = len / 5;
     if n > MAX_MESSAGES_PER_TURN {
-        return Err(format!(
-            "it sent {n} messages in one turn, over the cap of {MAX_MESSAGES_PER_TURN}"
-        ));
+        return Err(Tampered::TooManyMessages { n });
     }
     let mut read = Outbox {
         msgs: Vec::with_capacity(n),
@@ -234,10 +230,7 @@ pub(crate) fn read_outbox(
             .saturating_add(a.as_ref().map_or(0, String::len))
             .saturating_add(b.as_ref().map_or(0, String::len));
         if bytes > MAX_BYTES_PER_TURN {
-            return Err(format!(
-                "it sent more than {} MiB of text in one turn",
-                MAX_BYTES_PER_TURN >> 20
-            ));
+            return Err(Tampered::TooManyBytes);
         }
         // A mod's own words (what it threw, why its answer is unusable) may be anything
         // it wrote; everything else the honest bridge sends is JSON or a name it made.
@@ -248,7 +241,7 @@ pub(crate) fn read_outbox(
                 a.unwrap_or_else(|| NOT_UNICODE.to_owned()),
                 b.unwrap_or_default(),
             ),
-            _ => return Err(format!("message {i} of its outbox is not Unicode")),
+            _ => return Err(Tampered::NotUnicode { message: i }),
         };
         let msg = match kind {
             kind::DONE => Msg::Done(a),
@@ -266,19 +259,11 @@ pub(crate) fn read_outbox(
             },
             kind::OP => {
                 if !answers(&a) {
-                    return Err(format!(
-                        "it asked the engine to raise {}, which is no $ call the session answers",
-                        fnhooks::escaped(&a)
-                    ));
+                    return Err(Tampered::UnansweredCall { name: a });
                 }
                 let fields = match serde_json::from_str::<Json>(&b) {
                     Ok(Json::Object(f)) => f,
-                    _ => {
-                        return Err(format!(
-                            "its $.{} call's fields are not a JSON object",
-                            fnhooks::escaped(&a)
-                        ))
-                    }
+                    _ => return Err(Tampered::FieldsNotObject { name: a }),
                 };
                 Msg::Op {
                     req,
@@ -290,15 +275,15 @@ pub(crate) fn read_outbox(
                 let cap = match a.as_str() {
                     "memory" => "memory",
                     "stack" => "stack",
-                    _ => return Err("it named a cap that is none of the runtime's".to_owned()),
+                    _ => return Err(Tampered::UnknownCap),
                 };
                 read.cap = read.cap.or(Some(cap));
                 continue;
             }
-            other => return Err(format!("it sent a message of no known kind ({other})")),
+            other => return Err(Tampered::UnknownKind { kind: other }),
         };
         if msg.request() == Some(0) {
-            return Err("it sent a request numbered 0".to_owned());
+            return Err(Tampered::RequestZero);
         }
         read.msgs.push((id, msg));
     }
@@ -311,11 +296,9 @@ pub(crate) fn read_outbox(
 /// # Errors
 ///
 /// Why the request cannot have come from the honest bridge.
-pub(crate) fn in_order(last: &mut u32, req: u32) -> Result<(), String> {
+pub(crate) fn in_order(last: &mut u32, req: u32) -> Result<(), Tampered> {
     if req <= *last {
-        return Err(format!(
-            "it sent request {req} of a hook run after request {last}"
-        ));
+        return Err(Tampered::OutOfOrder { req, last: *last });
     }
     *last = req;
     Ok(())
@@ -325,8 +308,8 @@ pub(crate) fn in_order(last: &mut u32, req: u32) -> Result<(), String> {
 const NOT_UNICODE: &str = "(text that is not valid Unicode)";
 
 /// Value `at` of the outbox: a whole number from 0 to `u32::MAX`.
-fn number(out: &Array<'_>, at: usize) -> Result<u32, String> {
-    let v: Value = out.get(at).map_err(|e| e.to_string())?;
+fn number(out: &Array<'_>, at: usize) -> Result<u32, Tampered> {
+    let v: Value = out.get(at).map_err(|e| Tampered::Runtime(e.to_string()))?;
     let n = v
         .as_int()
         .map(f64::from)
@@ -339,16 +322,14 @@ fn number(out: &Array<'_>, at: usize) -> Result<u32, String> {
             reason = "checked whole and within u32 above"
         )]
         Some(n) => Ok(n as u32),
-        None => Err(format!("value {at} of its outbox is not a message number")),
+        None => Err(Tampered::NotANumber { at }),
     }
 }
 
 /// Value `at` of the outbox: a string (`None` when it is not Unicode: a lone surrogate).
-fn text(out: &Array<'_>, at: usize) -> Result<Option<String>, String> {
-    let v: Value = out.get(at).map_err(|e| e.to_string())?;
-    let s = v
-        .as_string()
-        .ok_or_else(|| format!("value {at} of its outbox is not a string"))?;
+fn text(out: &Array<'_>, at: usize) -> Result<Option<String>, Tampered> {
+    let v: Value = out.get(at).map_err(|e| Tampered::Runtime(e.to_string()))?;
+    let s = v.as_string().ok_or(Tampered::NotAString { at })?;
     Ok(s.to_string().ok())
 }
 
@@ -360,7 +341,10 @@ fn text(out: &Array<'_>, at: usize) -> Result<Option<String>, String> {
 /// # Errors
 ///
 /// The message the call's promise rejects with (nothing is raised).
-pub(crate) fn check_op_fields(name: &str, fields: &mut Map<String, Json>) -> Result<(), String> {
+pub(crate) fn check_op_fields(
+    name: &str,
+    fields: &mut Map<String, Json>,
+) -> Result<(), UnfitFields> {
     let string = |f: &Map<String, Json>, key: &str| f.get(key).is_some_and(Json::is_string);
     let absent_or = |f: &Map<String, Json>, key: &str, ok: fn(&Json) -> bool| {
         f.get(key).is_none_or(|v| v.is_null() || ok(v))
@@ -392,11 +376,102 @@ pub(crate) fn check_op_fields(name: &str, fields: &mut Map<String, Json>) -> Res
     if fits {
         Ok(())
     } else {
-        Err(format!(
-            "$.{name} was called with fields that do not fit its event: {}",
-            expected(name)
-        ))
+        Err(UnfitFields {
+            name: name.to_owned(),
+        })
     }
+}
+
+/// Why an outbox cannot have come from the honest bridge: the hook fails with kind
+/// `crash`. The [`Display`](std::fmt::Display) form is the reason inside the crash line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Tampered {
+    /// The outbox's length is not a multiple of five (every message is five values).
+    #[error("the bridge's outbox holds {len} values, not runs of five")]
+    NotRunsOfFive {
+        /// How many values the outbox holds.
+        len: usize,
+    },
+    /// More messages in one turn than [`MAX_MESSAGES_PER_TURN`].
+    #[error("it sent {n} messages in one turn, over the cap of {MAX_MESSAGES_PER_TURN}")]
+    TooManyMessages {
+        /// How many messages the outbox holds.
+        n: usize,
+    },
+    /// More text in one turn than [`MAX_BYTES_PER_TURN`].
+    #[error("it sent more than {} MiB of text in one turn", MAX_BYTES_PER_TURN >> 20)]
+    TooManyBytes,
+    /// A message whose text is not Unicode where only the bridge's own words go.
+    #[error("message {message} of its outbox is not Unicode")]
+    NotUnicode {
+        /// The message's index in the outbox.
+        message: usize,
+    },
+    /// An `OP` message naming a `$` call the session does not answer.
+    #[error(
+        "it asked the engine to raise {}, which is no $ call the session answers",
+        fnhooks::escaped(name)
+    )]
+    UnansweredCall {
+        /// The call's name, as sent.
+        name: String,
+    },
+    /// An `OP` message whose fields are not a JSON object.
+    #[error("its $.{} call's fields are not a JSON object", fnhooks::escaped(name))]
+    FieldsNotObject {
+        /// The call's name, as sent.
+        name: String,
+    },
+    /// A `CAP` message naming no cap the runtime has.
+    #[error("it named a cap that is none of the runtime's")]
+    UnknownCap,
+    /// A message of a kind the bridge never sends.
+    #[error("it sent a message of no known kind ({kind})")]
+    UnknownKind {
+        /// The kind number sent.
+        kind: u32,
+    },
+    /// A request numbered 0 (the bridge numbers a run's requests from 1).
+    #[error("it sent a request numbered 0")]
+    RequestZero,
+    /// A run's request numbered at or below one it sent before.
+    #[error("it sent request {req} of a hook run after request {last}")]
+    OutOfOrder {
+        /// The request's number.
+        req: u32,
+        /// The highest number the run sent before.
+        last: u32,
+    },
+    /// A value that should be a message number (a whole number from 0 to `u32::MAX`).
+    #[error("value {at} of its outbox is not a message number")]
+    NotANumber {
+        /// The value's index in the outbox.
+        at: usize,
+    },
+    /// A value that should be a string.
+    #[error("value {at} of its outbox is not a string")]
+    NotAString {
+        /// The value's index in the outbox.
+        at: usize,
+    },
+    /// The runtime could not read a value of the outbox.
+    #[error("{0}")]
+    Runtime(
+        /// The runtime's reason.
+        String,
+    ),
+}
+
+/// A `$` call the session answers was made with fields that do not fit its event: the
+/// call's promise rejects with the [`Display`](std::fmt::Display) form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "$.{name} was called with fields that do not fit its event: {}",
+    expected(name)
+)]
+pub(crate) struct UnfitFields {
+    /// The call's name.
+    pub(crate) name: String,
 }
 
 /// What a `$` call's fields must hold, for its refusal.
@@ -461,7 +536,9 @@ mod tests {
             ("tool.check", json!({"input": {}})),
             ("tool.register", json!({"name": null})),
         ] {
-            let err = check_op_fields(name, &mut fields(bad.clone())).unwrap_err();
+            let err = check_op_fields(name, &mut fields(bad.clone()))
+                .unwrap_err()
+                .to_string();
             assert!(err.starts_with(&format!("$.{name} was called")), "{err}");
             assert!(err.contains(expected(name)), "{err}");
         }
@@ -475,12 +552,14 @@ mod tests {
         ctx.with(|ctx| {
             let out: Array = ctx.eval(source).unwrap();
             let answers = |n: &str| ANSWERED_OPS.contains(&n);
-            read_outbox(&out, &answers).map(|o| {
-                o.msgs
-                    .iter()
-                    .map(|(id, m)| format!("{id}: {m:?}"))
-                    .collect()
-            })
+            read_outbox(&out, &answers)
+                .map(|o| {
+                    o.msgs
+                        .iter()
+                        .map(|(id, m)| format!("{id}: {m:?}"))
+                        .collect()
+                })
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -537,7 +616,10 @@ mod tests {
         let mut last = 0;
         in_order(&mut last, 1).unwrap();
         in_order(&mut last, 3).unwrap();
-        assert!(in_order(&mut last, 3).unwrap_err().contains("request 3"));
+        assert!(in_order(&mut last, 3)
+            .unwrap_err()
+            .to_string()
+            .contains("request 3"));
         assert!(in_order(&mut last, 2).is_err());
         assert_eq!(last, 3);
     }

@@ -79,13 +79,21 @@ impl std::fmt::Debug for Worker {
     }
 }
 
+/// A mod's worker thread could not be started: the system refused it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the mod's worker thread did not start: {message}")]
+pub struct SpawnError {
+    /// The operating system's reason.
+    pub message: String,
+}
+
 impl Worker {
     /// Starts a worker thread named after the mod.
     ///
     /// # Errors
     ///
     /// The line saying the thread could not be started (the system refused it).
-    pub(crate) fn spawn(name: &str) -> Result<Worker, String> {
+    pub(crate) fn spawn(name: &str) -> Result<Worker, SpawnError> {
         let (tx, rx) = mpsc::channel::<Job>();
         let dead = Arc::new(AtomicBool::new(false));
         let dead_t = Arc::clone(&dead);
@@ -103,7 +111,9 @@ impl Worker {
                     job();
                 }
             })
-            .map_err(|e| format!("the mod's worker thread did not start: {e}"))?;
+            .map_err(|e| SpawnError {
+                message: e.to_string(),
+            })?;
         Ok(Worker {
             tx: Mutex::new(Some(tx)),
             dead,

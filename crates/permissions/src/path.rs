@@ -41,6 +41,21 @@ pub enum Anchor {
     Cwd,
 }
 
+/// Why a path rule's pattern does not compile (SPEC §4 "Paths"); the
+/// [`Display`](std::fmt::Display) form is the rule warning's reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathPatternError {
+    /// The pattern is empty (or only spaces).
+    #[error("an empty path pattern")]
+    Empty,
+    /// The pattern is not a glob the glob engine compiles.
+    #[error("not a valid path pattern: {message}")]
+    Invalid {
+        /// The glob engine's reason.
+        message: String,
+    },
+}
+
 /// A compiled path pattern (SPEC §4).
 #[derive(Debug, Clone)]
 pub struct PathPattern {
@@ -59,15 +74,15 @@ impl PathPattern {
     ///
     /// # Errors
     ///
-    /// A message when the pattern is empty or not a valid glob.
+    /// [`PathPatternError`] when the pattern is empty or not a valid glob.
     pub fn new(
         pattern: &str,
         case_insensitive: bool,
         any_depth_dirs: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PathPatternError> {
         let pattern: String = pattern.trim().nfc().collect();
         if pattern.is_empty() {
-            return Err("an empty path pattern".to_owned());
+            return Err(PathPatternError::Empty);
         }
         let (anchor, rest) = if let Some(r) = pattern.strip_prefix("//") {
             (Anchor::Root, r.to_owned())
@@ -105,7 +120,9 @@ impl PathPattern {
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("not a valid path pattern: {e}"))?
+            .map_err(|e| PathPatternError::Invalid {
+                message: e.to_string(),
+            })?
             .compile_matcher();
         Ok(PathPattern {
             anchor,

@@ -21,7 +21,7 @@
 //! dropped with a warning. That policy lives in [`crate::RuleSet::from_sources`]; this
 //! module only says what parses.
 
-use crate::path::PathPattern;
+use crate::path::{PathPattern, PathPatternError};
 use crate::wildcard::Wildcard;
 use crate::SettingsSource;
 use serde::{Deserialize, Serialize};
@@ -321,14 +321,14 @@ pub fn parse_rule(text: &str, behavior: Behavior) -> Result<RuleSpec, RuleParseE
         "Bash" => bash_specifier(spec, strict),
         n if PATH_TOOLS.contains(&n) => match PathPattern::new(spec, strict, strict) {
             Ok(p) => Ok(Specifier::Path(p)),
-            Err(e) => Err(e),
+            Err(e) => Err(SpecifierError::Path(e)),
         },
         // `WebFetch(*)` is bare `WebFetch` (Claude Code 2.1.20; SPEC §4).
         "WebFetch" if spec.trim() == "*" => Ok(Specifier::Any),
         "WebFetch" => match spec.trim().strip_prefix("domain:") {
             Some(d) if d.trim() == "*" => Ok(Specifier::Any),
             Some(d) if !d.trim().is_empty() => Ok(Specifier::Domain(DomainPattern::new(d))),
-            _ => Err("WebFetch takes `domain:<host>`".to_owned()),
+            _ => Err(SpecifierError::WebFetchNeedsDomain),
         },
         "Agent" => match param(spec, AGENT_PARAMS, strict) {
             Some(p) => p,
@@ -343,9 +343,9 @@ pub fn parse_rule(text: &str, behavior: Behavior) -> Result<RuleSpec, RuleParseE
                 Ok(Specifier::Skill(Wildcard::new(s, strict)))
             }
         }
-        "PowerShell" => Err("PowerShell command rules are not supported yet".to_owned()),
+        "PowerShell" => Err(SpecifierError::PowerShell),
         _ => param(spec, &[], strict)
-            .unwrap_or_else(|| Err(format!("{name} takes no specifier but `param:value`"))),
+            .unwrap_or_else(|| Err(SpecifierError::OnlyParam { tool: name.clone() })),
     };
     match specifier {
         Ok(Specifier::Param { .. }) if behavior == Behavior::Allow => fail(
@@ -353,11 +353,38 @@ pub fn parse_rule(text: &str, behavior: Behavior) -> Result<RuleSpec, RuleParseE
             tool,
         ),
         Ok(specifier) => Ok(RuleSpec { tool, specifier }),
-        Err(reason) => fail(reason, tool),
+        Err(reason) => fail(reason.to_string(), tool),
     }
 }
 
-fn bash_specifier(spec: &str, strict: bool) -> Result<Specifier, String> {
+/// Why a rule's specifier (the part in parentheses) does not parse: the
+/// [`RuleParseError::reason`] of the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SpecifierError {
+    /// A path tool's pattern that does not compile.
+    #[error("{0}")]
+    Path(PathPatternError),
+    /// A `WebFetch` specifier that is not `domain:<host>`.
+    #[error("WebFetch takes `domain:<host>`")]
+    WebFetchNeedsDomain,
+    /// A `PowerShell` specifier (not supported yet).
+    #[error("PowerShell command rules are not supported yet")]
+    PowerShell,
+    /// A specifier on a tool that takes only `param:value`.
+    #[error("{tool} takes no specifier but `param:value`")]
+    OnlyParam {
+        /// The tool's canonical name.
+        tool: String,
+    },
+    /// A parameter rule on a tool's primary field (its command, path or URL).
+    #[error("a parameter rule on the primary field {key:?} is not supported")]
+    PrimaryField {
+        /// The key, as written (trimmed).
+        key: String,
+    },
+}
+
+fn bash_specifier(spec: &str, strict: bool) -> Result<Specifier, SpecifierError> {
     if spec.trim() == "*" {
         return Ok(Specifier::Any);
     }
@@ -379,7 +406,7 @@ fn bash_specifier(spec: &str, strict: bool) -> Result<Specifier, String> {
 
 /// Reads `key:value`. With a non-empty `known`, only those keys count (others are
 /// not a parameter rule: `None`); with an empty one, any identifier key counts.
-fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, String>> {
+fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, SpecifierError>> {
     let (key, value) = spec.split_once(':')?;
     let key = key.trim();
     let mut chars = key.chars();
@@ -391,9 +418,9 @@ fn param(spec: &str, known: &[&str], strict: bool) -> Option<Result<Specifier, S
         return None;
     }
     if PRIMARY_FIELDS.contains(&key) {
-        return Some(Err(format!(
-            "a parameter rule on the primary field {key:?} is not supported"
-        )));
+        return Some(Err(SpecifierError::PrimaryField {
+            key: key.to_owned(),
+        }));
     }
     Some(Ok(Specifier::Param {
         key: key.to_owned(),

@@ -115,3 +115,53 @@ impl MaterializeError {
         }
     }
 }
+
+/// A scenario's file path that is not a plain relative path ([`crate::format::RelPath`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RelPathError {
+    /// The path is empty.
+    #[error("expected a relative file path, found an empty string")]
+    Empty,
+    /// The path holds a NUL character.
+    #[error("path {path:?} contains a NUL character")]
+    Nul {
+        /// The path as written.
+        path: String,
+    },
+    /// The path is absolute (or starts with a separator).
+    #[error("expected a relative file path, found {path:?}")]
+    Absolute {
+        /// The path as written.
+        path: String,
+    },
+    /// A component is empty, `.` or `..`.
+    #[error("path {path:?} must not have empty, \".\" or \"..\" components")]
+    BadComponent {
+        /// The path as written.
+        path: String,
+    },
+    /// A component is no plain name (a drive prefix, a root).
+    #[error("expected a plain relative file path, found {path:?}")]
+    NotPlain {
+        /// The path as written.
+        path: String,
+    },
+}
+
+/// A `$raw` or `$unreadable` file spec given the wrong kind of value
+/// ([`crate::format::FileSpec`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileSpecError {
+    /// `$raw` given something other than a string.
+    #[error("\"$raw\" takes a string (the file's raw text), found {found}")]
+    RawNotString {
+        /// How the value given is named (`a number`, `an object`, ...).
+        found: &'static str,
+    },
+    /// `$unreadable` given something other than `true`.
+    #[error("\"$unreadable\" takes true, found {found}")]
+    UnreadableNotTrue {
+        /// The value given, as JSON text.
+        found: String,
+    },
+}

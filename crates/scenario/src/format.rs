@@ -21,6 +21,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::error::{FileSpecError, RelPathError};
 use crate::expect::Expectation;
 
 /// Permission modes a session may be in (SCENARIOS.md `session.mode`).
@@ -186,27 +187,26 @@ impl RelPath {
     ///
     /// # Errors
     ///
-    /// A message saying why the path is not a plain relative path.
-    pub fn parse(s: &str) -> Result<RelPath, String> {
+    /// [`RelPathError`] saying why the path is not a plain relative path.
+    pub fn parse(s: &str) -> Result<RelPath, RelPathError> {
+        let path = || s.to_owned();
         if s.is_empty() {
-            return Err("expected a relative file path, found an empty string".to_owned());
+            return Err(RelPathError::Empty);
         }
         if s.contains('\0') {
-            return Err(format!("path {s:?} contains a NUL character"));
+            return Err(RelPathError::Nul { path: path() });
         }
         if s.starts_with('/') || s.starts_with('\\') || Path::new(s).is_absolute() {
-            return Err(format!("expected a relative file path, found {s:?}"));
+            return Err(RelPathError::Absolute { path: path() });
         }
         if s.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
-            return Err(format!(
-                "path {s:?} must not have empty, \".\" or \"..\" components"
-            ));
+            return Err(RelPathError::BadComponent { path: path() });
         }
         if Path::new(s)
             .components()
             .any(|c| !matches!(c, Component::Normal(_)))
         {
-            return Err(format!("expected a plain relative file path, found {s:?}"));
+            return Err(RelPathError::NotPlain { path: path() });
         }
         Ok(RelPath(s.to_owned()))
     }
@@ -289,23 +289,25 @@ impl FileSpec {
     ///
     /// # Errors
     ///
-    /// A message when `$raw` is not given a string or `$unreadable` is not given `true`.
-    pub fn from_value(value: Value) -> Result<FileSpec, String> {
+    /// [`FileSpecError`] when `$raw` is not given a string or `$unreadable` is not given
+    /// `true`.
+    pub fn from_value(value: Value) -> Result<FileSpec, FileSpecError> {
         if let Value::Object(map) = &value {
             if map.len() == 1 {
                 if let Some(raw) = map.get("$raw") {
                     return match raw {
                         Value::String(s) => Ok(FileSpec::Raw(s.clone())),
-                        other => Err(format!(
-                            "\"$raw\" takes a string (the file's raw text), found {}",
-                            kind_of(other)
-                        )),
+                        other => Err(FileSpecError::RawNotString {
+                            found: kind_of(other),
+                        }),
                     };
                 }
                 if let Some(flag) = map.get("$unreadable") {
                     return match flag {
                         Value::Bool(true) => Ok(FileSpec::Unreadable),
-                        other => Err(format!("\"$unreadable\" takes true, found {other}")),
+                        other => Err(FileSpecError::UnreadableNotTrue {
+                            found: other.to_string(),
+                        }),
                     };
                 }
             }
@@ -423,7 +425,7 @@ impl<'de> Deserialize<'de> for PolicySpec {
                     }
                     let path = match RelPath::parse(&key) {
                         Ok(p) => p,
-                        Err(msg) => return fail_at_value(&mut map, msg),
+                        Err(msg) => return fail_at_value(&mut map, msg.to_string()),
                     };
                     if files.contains_key(&path) {
                         return fail_at_value(&mut map, format!("file {key:?} is listed twice"));

@@ -9,7 +9,7 @@ pub mod materialize;
 pub mod run;
 pub mod schema;
 
-pub use error::{FormatError, MaterializeError};
+pub use error::{FileSpecError, FormatError, MaterializeError, RelPathError};
 pub use expect::{
     match_answer, match_log, match_ran, match_value, Channel, Expectation, LineMatch, LogExpect,
     MatchSpec, Mismatch,

@@ -262,7 +262,7 @@ pub fn run_scenario(
             Some(Expectation::Held) => {
                 if let Some(Some(twin)) = &ran_held {
                     if let Err(why) = judge_held(&raise.raise, &out.answer, &twin.answer) {
-                        failures.push(fail(json!({"$held": twin.answer_json()}), why));
+                        failures.push(fail(json!({"$held": twin.answer_json()}), why.to_string()));
                     }
                 }
             }
@@ -363,15 +363,26 @@ fn expected_json(spec: &crate::expect::MatchSpec) -> Value {
     v
 }
 
+/// Why a `$held` step failed: the failure's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum NotHeld {
+    /// An event other than `tool.check` answered otherwise than its twin.
+    #[error("the answer differs from the same step with no user-tier hooks")]
+    Differs,
+    /// A `tool.check` answer that drops or loosens the twin's held verdict.
+    #[error("the held verdict was not returned whole")]
+    NotWhole,
+}
+
 /// `$held` (SCENARIOS.md): for `tool.check`, when the twin's verdict holds (a deny, or
 /// an ask naming `rule`, `hook`, `setting`, `ceiling` or `decider`), the answer must
 /// equal it unless the answer is stricter; other events must answer equally.
-fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String> {
+fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), NotHeld> {
     if event != events::names::TOOL_CHECK {
         return if answer_to_json(answer) == answer_to_json(twin) {
             Ok(())
         } else {
-            Err("the answer differs from the same step with no user-tier hooks".to_owned())
+            Err(NotHeld::Differs)
         };
     }
     let Ok(Some(held)) = twin.as_ref().map(|t| Verdict::from_value(t)) else {
@@ -385,7 +396,7 @@ fn judge_held(event: &str, answer: &Answer, twin: &Answer) -> Result<(), String>
     let got = answer.as_ref().ok().and_then(|a| Verdict::from_value(a));
     match got {
         Some(v) if v == held || v.decision > held.decision => Ok(()),
-        _ => Err("the held verdict was not returned whole".to_owned()),
+        _ => Err(NotHeld::NotWhole),
     }
 }
 

@@ -628,7 +628,7 @@ impl SessionCore {
         if !reg.names.contains(full.as_str()) {
             if let Err(why) = self.charge(origin, full.len(), Held::Registered) {
                 return Registered {
-                    deny: Some(why),
+                    deny: Some(why.to_string()),
                     ..Registered::default()
                 };
             }
@@ -652,7 +652,7 @@ impl SessionCore {
     /// The refusal naming the plugin when it would go past its budget; the first
     /// refusal of a spell over budget is also written to the debug log, once (a plugin
     /// at its budget cannot make the log grow by being refused).
-    fn charge(&self, origin: &fnhooks::Origin, bytes: usize, what: Held) -> Result<(), String> {
+    fn charge(&self, origin: &fnhooks::Origin, bytes: usize, what: Held) -> Result<(), OverBudget> {
         if origin.tier == fnhooks::Tier::Core {
             return Ok(());
         }
@@ -662,15 +662,16 @@ impl SessionCore {
             kept.add(&origin.id, bytes, what);
             return Ok(());
         }
-        let why = format!(
-            "{} is past its budget: the engine keeps at most 16 MiB on a plugin's behalf (log lines not yet taken, registered tools), it keeps {now} bytes for it and this {} would add {bytes}; refused",
-            escaped(&origin.plugin),
-            what.as_str()
-        );
+        let why = OverBudget {
+            plugin: origin.plugin.clone(),
+            kept: now,
+            what,
+            bytes,
+        };
         let first = kept.refused.insert(origin.id.clone());
         drop(kept);
         if first {
-            self.write(Channel::Debug, why.clone());
+            self.write(Channel::Debug, why.to_string());
         }
         Err(why)
     }
@@ -781,8 +782,27 @@ struct Registry {
     names: std::collections::HashSet<Arc<str>>,
 }
 
+/// A plugin would go past its budget of bytes the engine keeps for it (SPEC §6
+/// "Limits"): the refusal its `ui.log` or `tool.register` is denied with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} is past its budget: the engine keeps at most 16 MiB on a plugin's behalf (log lines not yet taken, registered tools), it keeps {kept} bytes for it and this {} would add {bytes}; refused",
+    escaped(plugin),
+    what.as_str()
+)]
+struct OverBudget {
+    /// The plugin's name.
+    plugin: String,
+    /// The bytes kept for it now.
+    kept: usize,
+    /// What the refused bytes would have been kept as.
+    what: Held,
+    /// The bytes refused.
+    bytes: usize,
+}
+
 /// What a plugin's bytes are kept as (SPEC §6 "Limits").
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Held {
     /// A log line not yet taken by the embedding program.
     Line,
@@ -910,7 +930,7 @@ pub(crate) fn router(core: &Arc<SessionCore>) -> Router {
             match ui.charge(cx.origin(), e.line.len(), Held::Line) {
                 Ok(()) => ui.write(e.to.unwrap_or(Channel::Screen), e.line),
                 Err(why) => {
-                    answer.insert("deny".into(), Value::String(why));
+                    answer.insert("deny".into(), Value::String(why.to_string()));
                 }
             }
             async move { Ok(answer) }

@@ -31,9 +31,18 @@ pub(crate) const BRIDGE_JS: &str = concat!(
     include_str!("../js/lockdown.js"),
 );
 
+/// The bridge's JavaScript half could not be evaluated or given its host functions: the
+/// mod host did not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(super) struct InstallError {
+    /// What the engine threw.
+    pub(super) message: String,
+}
+
 impl Host {
     /// Evaluates the bridge's JavaScript half with the host functions.
-    pub(super) fn install(&self, plugin_name: &str) -> Result<(), String> {
+    pub(super) fn install(&self, plugin_name: &str) -> Result<(), InstallError> {
         let calls_o = Arc::clone(&self.calls);
         let calls_t = Arc::clone(&self.calls);
         let epoch = self.wr.deadline.epoch;
@@ -43,8 +52,10 @@ impl Host {
             .map(|s| (*s).to_owned())
             .chain(self.config.extra_ops.iter().cloned())
             .collect();
-        self.ctx.with(|ctx| -> Result<(), String> {
-            let js = |e: rquickjs::Error| caught(&ctx, &e).0;
+        self.ctx.with(|ctx| -> Result<(), InstallError> {
+            let js = |e: rquickjs::Error| InstallError {
+                message: caught(&ctx, &e).0,
+            };
             let make: Function = ctx.eval(BRIDGE_JS).map_err(js)?;
             let host = Object::new(ctx.clone()).map_err(js)?;
             host.set(

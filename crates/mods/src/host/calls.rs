@@ -5,7 +5,7 @@
 
 use super::crash::cap_hit;
 use super::{caught, Host};
-use crate::wire::{self, Msg, Outbox};
+use crate::wire::{self, Msg, Outbox, Tampered};
 use fnhooks::Next;
 use rquickjs::{Array, Ctx, Function, Object, Value};
 use std::collections::HashMap;
@@ -150,7 +150,7 @@ impl Host {
         self.wr.deadline.set(left);
         let out = self
             .ctx
-            .with(|ctx| -> Result<Result<Outbox, String>, PumpError> {
+            .with(|ctx| -> Result<Result<Outbox, Tampered>, PumpError> {
                 let bridge = self
                     .bridge(&ctx)
                     .map_err(|e| PumpError::Js(caught(&ctx, &e).0))?;
@@ -189,7 +189,7 @@ impl Host {
         };
         let Outbox { msgs, cap: caught } = match read {
             Ok(read) => read,
-            Err(why) => return Err(self.tampered(&why)),
+            Err(why) => return Err(self.tampered(&why.to_string())),
         };
         let cap = caught.or_else(|| {
             msgs.iter().find_map(|(_, m)| match m {
@@ -203,7 +203,7 @@ impl Host {
             return Err(PumpError::Crash(why));
         }
         if let Err(why) = self.route(msgs) {
-            return Err(self.tampered(&why));
+            return Err(self.tampered(&why.to_string()));
         }
         if fired {
             return Err(PumpError::Timeout);
@@ -217,7 +217,7 @@ impl Host {
     /// # Errors
     ///
     /// Why the messages cannot have come from the honest bridge; none is routed then.
-    fn route(&self, msgs: Vec<(u32, Msg)>) -> Result<(), String> {
+    fn route(&self, msgs: Vec<(u32, Msg)>) -> Result<(), Tampered> {
         if msgs.is_empty() {
             return Ok(());
         }

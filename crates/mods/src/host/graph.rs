@@ -15,6 +15,17 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// Why a mod's hooks module did not load or `register` failed: one line naming the module
+/// file and, where known, the place in its source (SPEC §6). The lines have many
+/// shapes (a throw, the timeout, a cap, a tampered bridge), each built where it is
+/// known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct LoadFailure(
+    /// The whole line.
+    pub(crate) String,
+);
+
 /// Resolves import specifiers by the graph the loader resolved (SPEC §6: relative
 /// imports inside the plugin folder, `claude-code`); nothing else loads.
 /// The contexts of one runtime each resolve by their own mod's graph: found by the
@@ -77,12 +88,12 @@ impl Host {
     pub(super) fn load_and_register(
         &self,
         options: &serde_json::Value,
-    ) -> Result<Vec<RegSpec>, String> {
+    ) -> Result<Vec<RegSpec>, LoadFailure> {
         let entry = self.source.entry.clone();
         let timeout = self.config.hook_timeout;
         let options = options.to_string();
         self.wr.deadline.set(timeout);
-        let out = self.ctx.with(|ctx| -> Result<String, String> {
+        let out = self.ctx.with(|ctx| -> Result<String, LoadFailure> {
             let module = Module::declare(ctx.clone(), entry.as_str(), self.entry_js())
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
             let (module, promise) = module
@@ -112,17 +123,17 @@ impl Host {
                 .call(())
                 .map_err(|e| self.failure(&ctx, &e, "did not load"))?;
             let read = wire::read_outbox(&outbox, &|name| self.answers(name)).map_err(|why| {
-                format!(
+                LoadFailure(format!(
                     "hooks module {}: did not load: the bridge was tampered with: {why}",
                     self.source.entry
-                )
+                ))
             })?;
             if let Some(cap) = read.cap {
-                return Err(format!(
+                return Err(LoadFailure(format!(
                     "hooks module {}: did not load: the runtime hit its {cap} cap of {} while it loaded",
                     self.source.entry,
                     mib(self.cap_size(cap))
-                ));
+                )));
             }
             promise
                 .result::<String>()
@@ -131,7 +142,8 @@ impl Host {
         });
         self.wr.deadline.clear();
         let text = out?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: the registrations: {e}", entry))
+        serde_json::from_str(&text)
+            .map_err(|e| LoadFailure(format!("{}: the registrations: {e}", entry)))
     }
 
     fn entry_js(&self) -> &str {
@@ -147,7 +159,7 @@ impl Host {
         ctx: &Ctx<'js>,
         promise: &Promise<'js>,
         what: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), LoadFailure> {
         loop {
             match promise.state() {
                 PromiseState::Resolved => return Ok(()),
@@ -181,16 +193,16 @@ impl Host {
         }
     }
 
-    fn timeout_line(&self, what: &str) -> String {
+    fn timeout_line(&self, what: &str) -> LoadFailure {
         let msg = format!(
             "ran past the hook timeout of {} ms",
             self.config.hook_timeout.as_millis()
         );
-        format!("hooks module {}: {what}: {msg}", self.source.entry)
+        LoadFailure(format!("hooks module {}: {what}: {msg}", self.source.entry))
     }
 
     /// The line for an exception thrown at load.
-    fn failure(&self, ctx: &Ctx<'_>, e: &rquickjs::Error, what: &str) -> String {
+    fn failure(&self, ctx: &Ctx<'_>, e: &rquickjs::Error, what: &str) -> LoadFailure {
         if self.wr.deadline.fired.load(Ordering::Relaxed) {
             return self.timeout_line(what);
         }
@@ -200,13 +212,13 @@ impl Host {
 
     /// `hooks module <file>: <what>: <message> (<file>:<line>)`, the place mapped to the
     /// source file (SPEC §6: "naming the module file and the line in its source").
-    fn line(&self, what: &str, message: &str, stack: &str) -> String {
+    fn line(&self, what: &str, message: &str, stack: &str) -> LoadFailure {
         let place = self.place(stack);
         let place = place.map(|p| format!(" ({p})")).unwrap_or_default();
-        format!(
+        LoadFailure(format!(
             "hooks module {}: {what}: {message}{place}",
             self.source.entry
-        )
+        ))
     }
 
     /// The first place of the graph's modules a stack names, mapped to its source:

@@ -111,7 +111,7 @@ impl Host {
     ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
         let wr = match shared {
             Some(w) => {
-                w.claim(tier, plugin_name)?;
+                w.claim(tier, plugin_name).map_err(|e| e.to_string())?;
                 w.runtime(&config)?
             }
             None => WorkerRuntime::start(plugin_name, &config)?,
@@ -151,7 +151,7 @@ impl Host {
             .run_blocking(within, move || {
                 h.install(&name)
                     .map_err(|e| format!("the mod host did not start: {e}"))?;
-                h.load_and_register(&options)
+                h.load_and_register(&options).map_err(|e| e.to_string())
             })
             .map_err(|why| format!("hooks module {}: did not load: {why}", host.source.entry))??;
         Ok((host, regs))

@@ -102,6 +102,25 @@ impl std::fmt::Debug for SharedWorker {
     }
 }
 
+/// A mod may not join a shared worker that already runs the other side's mods (SPEC §6
+/// "Workers").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{mod_name} ({}) may not run in worker {worker:?}, which runs {}: a worker shared by a person's mod and an organization's is refused (SPEC §6 Workers)",
+    if *side == Side::Person { "a person's mod" } else { "an organization's mod" },
+    if *had == Side::Person { "a person's mods" } else { "the organization's mods" },
+)]
+pub(super) struct SideRefused {
+    /// The mod that asked to join.
+    mod_name: String,
+    /// Its side.
+    side: Side,
+    /// The worker's name.
+    worker: String,
+    /// The side the worker already runs.
+    had: Side,
+}
+
 impl SharedWorker {
     /// A worker named `name` (what [`fnhooks::PluginInfo::worker`] says), started when
     /// its first mod is activated.
@@ -121,7 +140,7 @@ impl SharedWorker {
     }
 
     /// Claims the worker for `tier`'s side.
-    pub(super) fn claim(&self, tier: fnhooks::Tier, mod_name: &str) -> Result<(), String> {
+    pub(super) fn claim(&self, tier: fnhooks::Tier, mod_name: &str) -> Result<(), SideRefused> {
         let side = Side::of(tier);
         let mut s = self.side.lock();
         match *s {
@@ -130,12 +149,12 @@ impl SharedWorker {
                 Ok(())
             }
             Some(had) if had == side => Ok(()),
-            Some(had) => Err(format!(
-                "{mod_name} ({}) may not run in worker {:?}, which runs {}: a worker shared by a person's mod and an organization's is refused (SPEC §6 Workers)",
-                if side == Side::Person { "a person's mod" } else { "an organization's mod" },
-                self.name,
-                if had == Side::Person { "a person's mods" } else { "the organization's mods" },
-            )),
+            Some(had) => Err(SideRefused {
+                mod_name: mod_name.to_owned(),
+                side,
+                worker: self.name.to_string(),
+                had,
+            }),
         }
     }
 
@@ -166,7 +185,7 @@ pub(crate) struct WorkerRuntime {
 impl WorkerRuntime {
     /// A runtime with the caps of `config`, on a worker thread named `name`.
     pub(super) fn start(name: &str, config: &HostConfig) -> Result<Arc<WorkerRuntime>, String> {
-        let worker = Arc::new(Worker::spawn(name)?);
+        let worker = Arc::new(Worker::spawn(name).map_err(|e| e.to_string())?);
         let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
         rt.set_memory_limit(config.memory_limit);
         rt.set_max_stack_size(config.stack_limit);

@@ -24,9 +24,26 @@ pub(super) fn dialect_of(path: &Path) -> Dialect {
 /// A module read again for the analysis, as the loader read it: with the bounded
 /// opener and its cap (SPEC §2.1 "Reading never hangs", SPEC §6 "A mod" caps): a file
 /// swapped for a FIFO or a device since the load is refused, never read.
-pub(super) fn read_again(path: &Path) -> Result<String, String> {
-    let bytes = boundedfs::read_bounded(path, MAX_FILE_BYTES).map_err(|e| e.reason.to_string())?;
-    String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())
+pub(super) fn read_again(path: &Path) -> Result<String, Unreadable> {
+    let bytes = boundedfs::read_bounded(path, MAX_FILE_BYTES).map_err(|e| Unreadable::Read {
+        reason: e.reason.to_string(),
+    })?;
+    String::from_utf8(bytes).map_err(|_| Unreadable::NotUtf8)
+}
+
+/// Why a module could not be read again for the analysis; the
+/// [`Display`](std::fmt::Display) form follows `the module could not be read again: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Unreadable {
+    /// The bounded opener refused the file or could not read it.
+    #[error("{reason}")]
+    Read {
+        /// The opener's reason (a FIFO, over the cap, an I/O error).
+        reason: String,
+    },
+    /// The file's bytes are not UTF-8.
+    #[error("it is not UTF-8")]
+    NotUtf8,
 }
 
 /// Reads, parses and analyses one module (on the loader's large-stack thread).
