@@ -116,6 +116,9 @@ pub struct When {
     /// Globs on the call's text (a Bash command, a path, a URL): any may match.
     #[serde(default)]
     pub text: Vec<String>,
+    /// The corpus (`scenarios`, `everyday`, `mods`).
+    #[serde(default)]
+    pub corpus: Option<String>,
     /// The permission mode.
     #[serde(default)]
     pub mode: Option<String>,
@@ -156,6 +159,8 @@ pub struct Facts<'a> {
     pub tool: &'a str,
     /// The call's text as written in the corpus ([`text_of`], placeholders kept).
     pub text: &'a str,
+    /// The corpus.
+    pub corpus: &'a str,
     /// The mode (`default` when none was given).
     pub mode: &'a str,
     /// The policy's name.
@@ -195,6 +200,7 @@ impl When {
     pub fn covers(&self, f: &Facts<'_>) -> bool {
         let text = f.text;
         self.tool.as_deref().is_none_or(|t| t == f.tool)
+            && self.corpus.as_deref().is_none_or(|c| c == f.corpus)
             && self.mode.as_deref().is_none_or(|m| m == f.mode)
             && self.policy.as_deref().is_none_or(|p| p == f.policy)
             && self

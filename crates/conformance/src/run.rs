@@ -255,6 +255,7 @@ pub fn standing_of(r: &Record, differences: &Differences) -> Option<Standing> {
     Some(differences.standing(&Facts {
         tool: &r.tool,
         text: &r.text,
+        corpus: &r.corpus,
         mode: &r.mode,
         policy: &r.policy,
         call_family: &r.family,

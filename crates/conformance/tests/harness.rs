@@ -162,3 +162,22 @@ fn the_corpora_read_and_group() {
     let calls: usize = scenarios.iter().map(|g| g.calls.len()).sum();
     assert_eq!(calls, 76, "every tool.check step of the file, once");
 }
+
+#[test]
+fn the_differences_list_reads_and_no_entry_covers_every_difference() {
+    let root = conformance::run::workspace_root();
+    let list =
+        conformance::compare::Differences::read(&root.join("crates/conformance/differences.json"))
+            .unwrap();
+    assert!(!list.declared.is_empty() && !list.known_open.is_empty());
+    for e in list.declared.iter().chain(&list.known_open) {
+        let w = &e.when;
+        // Each entry names a direction: an entry without one would hide any new difference.
+        assert!(
+            w.class.is_some() || (w.ours.is_some() && w.theirs.is_some()) || w.mode.is_some(),
+            "{} names no direction",
+            e.family
+        );
+        assert!(!e.reason.is_empty() && !e.source.is_empty(), "{}", e.family);
+    }
+}
