@@ -175,13 +175,8 @@ fn main() -> ExitCode {
             mode,
             commands,
         } => {
-            let cache = conformance::install::default_cache();
-            let claude = match conformance::install::ensure_installed(&cache) {
-                Ok(b) => b,
-                Err(e) => {
-                    eprintln!("conformance: {e}");
-                    return ExitCode::from(2);
-                }
+            let Some(claude) = installed() else {
+                return ExitCode::from(2);
             };
             let batch = commands
                 .iter()
@@ -285,13 +280,8 @@ fn run(
     if let Some(n) = limit {
         groups.truncate(n);
     }
-    let cache = conformance::install::default_cache();
-    let claude = match conformance::install::ensure_installed(&cache) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("conformance: {e}");
-            return ExitCode::from(2);
-        }
+    let Some(claude) = installed() else {
+        return ExitCode::from(2);
     };
     let calls: usize = groups.iter().map(|g| g.calls.len()).sum();
     eprintln!(
@@ -373,4 +363,17 @@ fn read_report(
         serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     report.restand(&diffs);
     Ok(report)
+}
+
+/// The pinned Claude Code binary, installed into the cache first if need be; `None`
+/// (said on standard error) when npm cannot install it.
+fn installed() -> Option<PathBuf> {
+    let cache = conformance::install::default_cache();
+    match conformance::install::ensure_installed(&cache) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            None
+        }
+    }
 }

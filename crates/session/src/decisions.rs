@@ -414,9 +414,14 @@ impl Write for HashWriter<'_> {
 
 /// Now, as RFC 3339 UTC with milliseconds.
 fn now_rfc3339() -> String {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
+    utc_timestamp(SystemTime::now())
+}
+
+/// A time as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), as the decision log writes it; a time
+/// before 1970 is written as 1970-01-01.
+#[must_use]
+pub fn utc_timestamp(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
     rfc3339(d.as_secs(), d.subsec_millis())
 }
 

@@ -16,7 +16,7 @@ pub use crate::core::{
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
 pub use decisions::{
-    verify_log, DecisionLog, DecisionRecord, DecisionSink, LogBreak, LogEnd, GENESIS,
+    utc_timestamp, verify_log, DecisionLog, DecisionRecord, DecisionSink, LogBreak, LogEnd, GENESIS,
     MAX_LINE_BYTES,
 };
 /// The catalogue a session hands its engine: SPEC §1.5's, whose `tool.check` fails
