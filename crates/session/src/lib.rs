@@ -16,8 +16,8 @@ pub use crate::core::{
 use crate::listed::Module;
 pub use crate::listed::{Activate, Listed};
 pub use decisions::{
-    utc_timestamp, verify_log, DecisionLog, DecisionRecord, DecisionSink, LogBreak, LogEnd, GENESIS,
-    MAX_LINE_BYTES,
+    utc_timestamp, verify_log, DecisionLog, DecisionRecord, DecisionSink, LogBreak, LogEnd,
+    GENESIS, MAX_LINE_BYTES,
 };
 /// The catalogue a session hands its engine: SPEC §1.5's, whose `tool.check` fails
 /// closed as §1.8 says (SPEC §1.5, §1.8).
