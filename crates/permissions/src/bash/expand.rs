@@ -1030,6 +1030,7 @@ fn glob(field: &[Atom], scope: &Scope<'_>) -> Option<Vec<String>> {
         }
         let mut next = Vec::new();
         if has_glob(seg) {
+            let extended = extglob::has_extended(seg);
             for (dir, shown) in &current {
                 let entries = match std::fs::read_dir(dir) {
                     Ok(e) => e,
@@ -1045,7 +1046,7 @@ fn glob(field: &[Atom], scope: &Scope<'_>) -> Option<Vec<String>> {
                     }
                     let Ok(entry) = entry else { return None };
                     let name = entry.file_name().to_string_lossy().into_owned();
-                    let hit = if extglob::has_extended(seg) {
+                    let hit = if extended {
                         extglob::matches(seg, &name)?
                     } else {
                         segment_matches(seg, &name)
