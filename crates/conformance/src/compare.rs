@@ -113,7 +113,8 @@ pub struct When {
     /// The tool (`Bash`, `Read`, …).
     #[serde(default)]
     pub tool: Option<String>,
-    /// Globs on the call's text (a Bash command, a path, a URL): any may match.
+    /// Patterns on the call's text (a Bash command, a path, a URL), in the wildcard
+    /// language of permission rules: any may match.
     #[serde(default)]
     pub text: Vec<String>,
     /// The corpus (`scenarios`, `everyday`, `mods`).
@@ -152,31 +153,6 @@ pub struct Differences {
     pub known_open: Vec<Difference>,
 }
 
-/// What a call is matched on.
-#[derive(Debug, Clone)]
-pub struct Facts<'a> {
-    /// The tool.
-    pub tool: &'a str,
-    /// The call's text as written in the corpus ([`text_of`], placeholders kept).
-    pub text: &'a str,
-    /// The corpus.
-    pub corpus: &'a str,
-    /// The mode (`default` when none was given).
-    pub mode: &'a str,
-    /// The policy's name.
-    pub policy: &'a str,
-    /// The call's corpus family.
-    pub call_family: &'a str,
-    /// Our decision.
-    pub ours: Decision,
-    /// Whether ours was an uncertain hold.
-    pub uncertain: bool,
-    /// Theirs.
-    pub theirs: Decision,
-    /// How they compare.
-    pub class: Class,
-}
-
 /// The text a call's globs are matched on: a Bash command, a file path, a URL, or
 /// the input as JSON.
 #[must_use]
@@ -195,54 +171,29 @@ pub fn text_of(tool: &str, input: &Value) -> String {
 }
 
 impl When {
-    /// Whether this entry covers the call.
+    /// Whether this entry covers the call of `r`, whose answers differ (`theirs`:
+    /// Claude Code's decision).
     #[must_use]
-    pub fn covers(&self, f: &Facts<'_>) -> bool {
-        let text = f.text;
-        self.tool.as_deref().is_none_or(|t| t == f.tool)
-            && self.corpus.as_deref().is_none_or(|c| c == f.corpus)
-            && self.mode.as_deref().is_none_or(|m| m == f.mode)
-            && self.policy.as_deref().is_none_or(|p| p == f.policy)
-            && self
-                .call_family
-                .as_deref()
-                .is_none_or(|c| c == f.call_family)
-            && self.ours.is_none_or(|o| o == f.ours)
-            && self.theirs.is_none_or(|t| t == f.theirs)
-            && self.uncertain.is_none_or(|u| u == f.uncertain)
-            && self.class.is_none_or(|c| c == f.class)
-            && (self.text.is_empty() || self.text.iter().any(|g| glob_matches(g, text)))
+    pub fn covers(&self, r: &crate::run::Record, theirs: Decision) -> bool {
+        self.tool.as_deref().is_none_or(|t| t == r.tool)
+            && self.corpus.as_deref().is_none_or(|c| c == r.corpus)
+            && self.mode.as_deref().is_none_or(|m| m == r.mode)
+            && self.policy.as_deref().is_none_or(|p| p == r.policy)
+            && self.call_family.as_deref().is_none_or(|c| c == r.family)
+            && self.ours.is_none_or(|o| o == r.ours)
+            && self.theirs.is_none_or(|t| t == theirs)
+            && self.uncertain.is_none_or(|u| u == r.uncertain)
+            && self.class.is_none_or(|c| c == r.class)
+            && (self.text.is_empty() || self.text.iter().any(|g| glob_matches(g, &r.text)))
     }
 }
 
-/// Whether `glob` (`*` any run of characters, `?` one) matches `text` whole.
+/// Whether the pattern `glob` matches `text` whole, in the wildcard language of
+/// permission rules (`*` any run of characters; ` *` also nothing, at a word
+/// boundary): [`permissions::wildcard::Wildcard`].
 #[must_use]
 pub fn glob_matches(glob: &str, text: &str) -> bool {
-    let p: Vec<char> = glob.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut i, mut j) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while j < t.len() {
-        match p.get(i) {
-            Some('*') => {
-                star = Some((i, j));
-                i += 1;
-            }
-            Some(c) if *c == '?' || Some(c) == t.get(j) => {
-                i += 1;
-                j += 1;
-            }
-            _ => match star {
-                Some((si, sj)) => {
-                    i = si + 1;
-                    j = sj + 1;
-                    star = Some((si, sj + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p.get(i..).unwrap_or_default().iter().all(|c| *c == '*')
+    permissions::wildcard::Wildcard::new(glob, false).matches(text)
 }
 
 /// Where a difference stands.
@@ -295,16 +246,23 @@ impl Differences {
         })
     }
 
-    /// Where the difference of `f` stands.
+    /// Where the difference of `r` stands; `None` when its answers agree or Claude
+    /// Code gave no decision.
     #[must_use]
-    pub fn standing(&self, f: &Facts<'_>) -> Standing {
-        if let Some(d) = self.declared.iter().find(|d| d.when.covers(f)) {
-            return Standing::Declared(d.family.clone());
+    pub fn standing(&self, r: &crate::run::Record) -> Option<Standing> {
+        let Theirs::Decided(theirs) = r.theirs else {
+            return None;
+        };
+        if matches!(r.class, Class::Agree | Class::NotComparable) {
+            return None;
         }
-        if let Some(d) = self.known_open.iter().find(|d| d.when.covers(f)) {
-            return Standing::KnownOpen(d.family.clone());
+        if let Some(d) = self.declared.iter().find(|d| d.when.covers(r, theirs)) {
+            return Some(Standing::Declared(d.family.clone()));
         }
-        Standing::Undeclared
+        if let Some(d) = self.known_open.iter().find(|d| d.when.covers(r, theirs)) {
+            return Some(Standing::KnownOpen(d.family.clone()));
+        }
+        Some(Standing::Undeclared)
     }
 }
 
@@ -318,8 +276,11 @@ mod tests {
         assert!(glob_matches("su -c *", "su -c 'rm -rf build'"));
         assert!(!glob_matches("su -c *", "sudo su -c x"));
         assert!(glob_matches("*parallel*", "echo x | parallel rm"));
-        assert!(glob_matches("a?c", "abc"));
-        assert!(!glob_matches("a?c", "abbc"));
+        assert!(
+            glob_matches("su -c *", "su -c"),
+            "a space before * keeps a word boundary"
+        );
+        assert!(!glob_matches("su -c *", "su -cx"));
     }
 
     #[test]

@@ -15,14 +15,14 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The permission modes every everyday call runs in.
-pub const MODES: &[&str] = &[
-    "default",
-    "acceptEdits",
-    "plan",
-    "dontAsk",
-    "bypassPermissions",
-];
+/// The permission modes every everyday call runs in: the scenario format's modes
+/// but `auto`, which needs a classifier the fake API does not serve.
+pub fn modes() -> impl Iterator<Item = &'static str> {
+    scenario::format::MODES
+        .iter()
+        .copied()
+        .filter(|m| *m != "auto")
+}
 
 /// One call of a corpus.
 #[derive(Debug, Clone)]
@@ -72,6 +72,26 @@ pub struct Group {
     pub plugin_dir: Option<PathBuf>,
 }
 
+impl Group {
+    /// The files a session of this group starts with, by path under its root
+    /// (`work/…`, `home/…`): the seeded files, and the settings files where Claude Code
+    /// reads them.
+    #[must_use]
+    pub fn session_files(&self) -> BTreeMap<String, Vec<u8>> {
+        let mut out = self.files.clone();
+        for (text, rel) in [
+            (&self.settings.user, "home/.claude/settings.json"),
+            (&self.settings.project, "work/.claude/settings.json"),
+            (&self.settings.local, "work/.claude/settings.local.json"),
+        ] {
+            if let Some(t) = text {
+                out.insert(rel.to_owned(), t.clone().into_bytes());
+            }
+        }
+        out
+    }
+}
+
 /// Which folder an alias stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Alias {
@@ -107,33 +127,12 @@ fn read_err(path: &Path, why: impl std::fmt::Display) -> CorpusError {
     }
 }
 
-/// Every file of `dir` by path relative to it (small folders only: policies, the
-/// scenarios' files). A missing folder is empty.
+/// Every file of `dir` by path relative to it ([`crate::tree::read`]).
 ///
 /// # Errors
 /// When a file cannot be read.
 pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, CorpusError> {
-    let mut out = BTreeMap::new();
-    if !dir.is_dir() {
-        return Ok(out);
-    }
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let entries = std::fs::read_dir(dir.join(&rel)).map_err(|e| read_err(dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| read_err(dir, e))?;
-            let kind = entry.file_type().map_err(|e| read_err(&entry.path(), e))?;
-            let r = rel.join(entry.file_name());
-            if kind.is_dir() {
-                stack.push(r);
-            } else if kind.is_file() {
-                let bytes = boundedfs::read_bounded(&entry.path(), 16 << 20)
-                    .map_err(|e| read_err(&entry.path(), e))?;
-                out.insert(r, bytes);
-            }
-        }
-    }
-    Ok(out)
+    crate::tree::read(dir).map_err(|e| read_err(dir, e))
 }
 
 /// Removes the keys that decide sign-in, not permissions (`forceLoginMethod`,
@@ -274,7 +273,7 @@ struct EverydayCall {
 }
 
 /// The everyday corpus (`file`) under each managed folder in `managed_root` (each
-/// sub-folder one organization's policy), in every mode of [`MODES`].
+/// sub-folder one organization's policy), in every mode of [`modes`].
 ///
 /// # Errors
 /// When the corpus or a policy cannot be read.
@@ -314,12 +313,12 @@ pub fn everyday(file: &Path, managed_root: &Path) -> Result<Vec<Group>, CorpusEr
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let policy = without_sign_in(read_tree(&dir)?);
-        for mode in MODES {
+        for mode in modes() {
             out.push(Group {
                 corpus: "everyday".to_owned(),
                 policy_name: name.clone(),
                 policy: policy.clone(),
-                mode: Some((*mode).to_owned()),
+                mode: Some(mode.to_owned()),
                 settings: Settings::default(),
                 files: files.clone(),
                 aliases: Vec::new(),

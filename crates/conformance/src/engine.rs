@@ -48,37 +48,11 @@ fn input_of(text: &Option<String>) -> SettingsInput {
 /// # Errors
 /// When a file cannot be written.
 pub fn write_group(group: &Group, root: &Path) -> std::io::Result<()> {
-    for d in ["work", "home", "managed"] {
+    for d in ["work", "home"] {
         std::fs::create_dir_all(root.join(d))?;
     }
-    for (rel, bytes) in &group.files {
-        let path = root.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, bytes)?;
-    }
-    for (rel, bytes) in &group.policy {
-        let path = root.join("managed").join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, bytes)?;
-    }
-    for (text, rel) in [
-        (&group.settings.user, "home/.claude/settings.json"),
-        (&group.settings.project, "work/.claude/settings.json"),
-        (&group.settings.local, "work/.claude/settings.local.json"),
-    ] {
-        if let Some(t) = text {
-            let path = root.join(rel);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, t)?;
-        }
-    }
-    Ok(())
+    crate::tree::write(&root.join("managed"), &group.policy)?;
+    crate::tree::write(root, group.session_files())
 }
 
 /// This engine's answers to the group's calls, in order.

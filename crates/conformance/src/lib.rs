@@ -9,6 +9,7 @@ pub mod install;
 pub mod run;
 pub mod sandbox;
 pub mod stream;
+pub mod tree;
 
 /// A decision, ordered by strictness (`Allow < Ask < Deny`): the engine's own type.
 pub use permissions::Decision;

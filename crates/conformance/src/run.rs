@@ -2,7 +2,7 @@
 //! sandbox, every pair classified and matched against the differences list, and the
 //! table of the results (per corpus, policy and mode; per family of difference).
 
-use crate::compare::{classify, theirs_of, Class, Differences, Facts, Standing, Theirs};
+use crate::compare::{classify, theirs_of, Class, Differences, Standing, Theirs};
 use crate::corpus::{substitute, Group};
 use crate::fake_api::ScriptedCall;
 use crate::sandbox::{self, ProcessSpec, StreamResult, SANDBOX_CWD, SANDBOX_HOME};
@@ -73,7 +73,7 @@ impl RunReport {
     /// Each record's standing again, under `differences` (after the list changed).
     pub fn restand(&mut self, differences: &Differences) {
         for r in &mut self.records {
-            r.standing = standing_of(r, differences);
+            r.standing = differences.standing(r);
         }
     }
 }
@@ -128,24 +128,15 @@ fn run_group(
         }
     };
     let managed = policy_dir.path().join("managed");
-    if let Err(e) = write_policy(group, &managed) {
+    if let Err(e) = crate::tree::write(&managed, &group.policy) {
         report.failures.push(format!("writing the policy: {e}"));
         return;
     }
-    let mut files: BTreeMap<String, String> = group
-        .files
-        .iter()
-        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+    let files: BTreeMap<String, String> = group
+        .session_files()
+        .into_iter()
+        .map(|(k, v)| (k, String::from_utf8_lossy(&v).into_owned()))
         .collect();
-    for (text, rel) in [
-        (&group.settings.user, "home/.claude/settings.json"),
-        (&group.settings.project, "work/.claude/settings.json"),
-        (&group.settings.local, "work/.claude/settings.local.json"),
-    ] {
-        if let Some(t) = text {
-            files.insert(rel.to_owned(), t.clone());
-        }
-    }
     let mode = group.mode.clone().unwrap_or_else(|| "default".to_owned());
     for (ci, chunk) in group.calls.chunks(CALLS_PER_PROCESS).enumerate() {
         let base = ci * CALLS_PER_PROCESS;
@@ -236,46 +227,10 @@ fn run_group(
                     .map(|r| r.text.chars().take(200).collect())
                     .unwrap_or_default(),
             };
-            record.standing = standing_of(&record, differences);
+            record.standing = differences.standing(&record);
             report.records.push(record);
         }
     }
-}
-
-/// Where a record's difference stands under `differences` (`None` when the two agree
-/// or cannot be compared).
-#[must_use]
-pub fn standing_of(r: &Record, differences: &Differences) -> Option<Standing> {
-    let Theirs::Decided(theirs) = &r.theirs else {
-        return None;
-    };
-    if matches!(r.class, Class::Agree | Class::NotComparable) {
-        return None;
-    }
-    Some(differences.standing(&Facts {
-        tool: &r.tool,
-        text: &r.text,
-        corpus: &r.corpus,
-        mode: &r.mode,
-        policy: &r.policy,
-        call_family: &r.family,
-        ours: r.ours,
-        uncertain: r.uncertain,
-        theirs: *theirs,
-        class: r.class,
-    }))
-}
-
-fn write_policy(group: &Group, dir: &std::path::Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    for (rel, bytes) in &group.policy {
-        let path = dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, bytes)?;
-    }
-    Ok(())
 }
 
 /// Reads of the files the calls edit or overwrite (Claude Code refuses an Edit, or a

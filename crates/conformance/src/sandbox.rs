@@ -246,11 +246,11 @@ fn sh(program: &str, args: &[&str]) -> Result<(), SandboxError> {
 fn set_up(spec: &ProcessSpec) -> Result<(), SandboxError> {
     // Read what comes from the host before /tmp is replaced.
     let policy = match &spec.managed {
-        Some(dir) => Some(read_tree(dir).map_err(io("reading the policy folder"))?),
+        Some(dir) => Some(crate::tree::read(dir).map_err(io("reading the policy folder"))?),
         None => None,
     };
     let plugin = match &spec.plugin_dir {
-        Some(dir) => Some(read_tree(dir).map_err(io("reading the plugin folder"))?),
+        Some(dir) => Some(crate::tree::read(dir).map_err(io("reading the plugin folder"))?),
         None => None,
     };
     let bin_dir = spec
@@ -290,10 +290,10 @@ fn set_up(spec: &ProcessSpec) -> Result<(), SandboxError> {
         std::fs::remove_dir_all(etc).map_err(io("clearing /etc/claude-code"))?;
     }
     if let Some(tree) = &policy {
-        write_tree(etc, tree).map_err(io("writing the policy on /etc/claude-code"))?;
+        crate::tree::write(etc, tree).map_err(io("writing the policy on /etc/claude-code"))?;
     }
     if let Some(tree) = &plugin {
-        write_tree(Path::new(SANDBOX_PLUGIN), tree).map_err(io("copying the plugin"))?;
+        crate::tree::write(Path::new(SANDBOX_PLUGIN), tree).map_err(io("copying the plugin"))?;
     }
     for (rel, content) in &spec.files {
         let path = Path::new("/tmp/cc").join(rel);
@@ -312,43 +312,6 @@ fn set_up(spec: &ProcessSpec) -> Result<(), SandboxError> {
     }
     std::fs::File::create(SANDBOX_DEBUG).map_err(io("the debug file"))?;
     sh("chown", &[&owner, SANDBOX_DEBUG])?;
-    Ok(())
-}
-
-/// The files of a small folder (a policy, a plugin), by path relative to it: at most
-/// 4,096 files of 16 MiB each.
-fn read_tree(dir: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        for entry in std::fs::read_dir(dir.join(&rel))? {
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            let r = rel.join(entry.file_name());
-            if kind.is_dir() {
-                stack.push(r);
-            } else if kind.is_file() {
-                if out.len() >= 4096 {
-                    return Err(std::io::Error::other("more than 4,096 files"));
-                }
-                let bytes = boundedfs::read_bounded(&entry.path(), 16 << 20)
-                    .map_err(std::io::Error::other)?;
-                out.push((r, bytes));
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn write_tree(to: &Path, tree: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for (rel, bytes) in tree {
-        let path = to.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, bytes)?;
-    }
     Ok(())
 }
 

@@ -145,7 +145,12 @@ fn the_corpora_read_and_group() {
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().is_dir())
         .count();
-    assert_eq!(groups.len(), policies * corpus::MODES.len());
+    assert_eq!(groups.len(), policies * corpus::modes().count());
+    assert_eq!(
+        corpus::modes().count(),
+        5,
+        "default, acceptEdits, plan, dontAsk, bypassPermissions"
+    );
     assert!(
         groups.iter().all(|g| g.calls.len() >= 300),
         "a developer's day is at least 300 calls"
