@@ -189,7 +189,7 @@ impl PersonMod {
                         Some(ran) => p.observed(move || ran.store(true, Ordering::Relaxed)),
                         None => p,
                     };
-                    Listed::module(self.info.clone(), Arc::new(loader::ModModule(p)))
+                    Listed::module(self.info.clone(), Arc::new(listing::ModModule(p)))
                 }
                 Err(e) => Listed::unloadable(
                     self.info.clone(),

@@ -34,8 +34,8 @@
 #![forbid(unsafe_code)]
 
 mod error;
-mod listing;
 mod market;
+mod options;
 
 use error::{ManifestError, NotSeated};
 use fnhooks::{CopySource, Tier};
@@ -44,8 +44,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use listing::{list, list_with, options_for, Listing, Loaded, ModModule};
 pub use market::{source_allowed, PathBases, SourceCheck};
+pub use options::options_for;
 
 /// One settings source of a person (SPEC §2.1): its name and settings, and the folder
 /// its relative `directory` paths resolve from.
@@ -590,13 +590,17 @@ fn holds_hooks_file(folder: &Path) -> bool {
     std::fs::metadata(folder.join("hooks").join("hooks.json")).is_ok_and(|m| !m.is_dir())
 }
 
+/// The most bytes a plugin's manifest may hold: the mods host's cap of a file (SPEC §6
+/// "A mod").
+const MAX_MANIFEST_BYTES: u64 = 4 << 20;
+
 /// The folder's `.claude-plugin/plugin.json` (optional: without one, `fallback` names
 /// it), or why it cannot be read (its path and position).
 fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, ManifestError> {
     let path = folder.join(".claude-plugin").join("plugin.json");
     // The bounded opener (SPEC §2.1 "Reading never hangs"): a FIFO or a device here is
     // refused naming it, never read; the mod loader's 4 MiB cap (SPEC §6 "A mod").
-    let bytes = match boundedfs::read_bounded(&path, mods::load::MAX_FILE_BYTES) {
+    let bytes = match boundedfs::read_bounded(&path, MAX_MANIFEST_BYTES) {
         Ok(b) => b,
         Err(e) if e.is_not_found() => {
             if !folder.is_dir() {

@@ -656,35 +656,6 @@ fn a_fifo_marketplace_or_manifest_of_the_organization_fails_closed_naming_it() {
 
 #[cfg(unix)]
 #[test]
-fn a_fifo_hooks_json_of_the_organizations_mod_fails_its_load_naming_it() {
-    let m = org_machine();
-    let hooks = m.path("managed/market/guard/hooks/hooks.json");
-    mkfifo(&hooks);
-    let (_m, listing) = within(m, |m| {
-        m.with_inputs(|inputs| {
-            let listing = list(&plan(inputs), inputs, &mods::HostConfig::default());
-            listing
-                .loaded
-                .into_iter()
-                .map(|l| (l.found.id, l.load))
-                .collect::<Vec<_>>()
-        })
-    });
-    let (_, load) = listing
-        .iter()
-        .find(|(id, _)| id == "guard@acme")
-        .expect("listed");
-    let why = load.as_ref().expect_err("its load fails");
-    assert!(
-        why.ends_with(
-            "hooks/hooks.json: cannot read: it is a FIFO, not a regular file, so it is not read"
-        ),
-        "{why}"
-    );
-}
-
-#[cfg(unix)]
-#[test]
 fn a_persons_fifo_device_or_folder_marketplace_is_a_line_naming_it() {
     let person = || {
         let mut m = Machine::new();

@@ -415,7 +415,7 @@ enum Twin {
 struct World {
     session: BlockingSession,
     /// What the loader found and how each loaded (the scenario's `load`).
-    loaded: Option<(loader::Plan, Vec<loader::Loaded>)>,
+    loaded: Option<(loader::Plan, Vec<listing::Loaded>)>,
     managed: PathBuf,
     cwd: PathBuf,
     home: PathBuf,
@@ -836,7 +836,7 @@ fn mod_plugin(
         }
         Err(e) => return refused(format!("{}: {e}", folder.display())),
     };
-    Ok(Listed::module(info, Arc::new(loader::ModModule(plugin))))
+    Ok(Listed::module(info, Arc::new(listing::ModModule(plugin))))
 }
 
 /// The plugins the loader finds for the scenario's `load` (SPEC §6
@@ -851,7 +851,7 @@ fn load_plugins(
     host: &mods::HostConfig,
     strip_user: bool,
     ran: &Arc<Mutex<Vec<String>>>,
-) -> (loader::Plan, loader::Listing) {
+) -> (loader::Plan, listing::Listing) {
     let base = loaded
         .file
         .parent()
@@ -893,7 +893,7 @@ fn load_plugins(
         let (ran, id) = (Arc::clone(ran), found.id.clone());
         plugin.observed(move || note_ran(&ran, &id))
     };
-    let mut listing = loader::list_with(&plan, &inputs, host, &observe);
+    let mut listing = listing::list_with(&plan, &inputs, host, &observe);
     if strip_user {
         for (listed, l) in listing.listed.iter_mut().zip(&listing.loaded) {
             if l.found.tier == Tier::User {

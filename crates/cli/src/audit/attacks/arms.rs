@@ -475,7 +475,7 @@ fn mod_register(
         };
     let listed = Listed::module(
         person(plugin),
-        std::sync::Arc::new(loader::ModModule(module)),
+        std::sync::Arc::new(listing::ModModule(module)),
     );
     let config = SessionConfig {
         mode,

@@ -1,10 +1,8 @@
-//! From a [`Plan`] to what a session lists (SPEC §6 "A mod", "Loading"): each plugin
-//! found, its mod loaded and configured, or listed as a module that could not be loaded
-//! with the line that says why.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
 
-use crate::{Found, Inputs, Plan};
-use fnhooks::{PluginInfo, Registration, Tier};
-use serde_json::{Map, Value};
+use fnhooks::{PluginInfo, Registration};
+use loader::{options_for, Found, Inputs, Plan};
 use session::Listed;
 use std::sync::Arc;
 
@@ -122,44 +120,4 @@ fn load_one(
     mods::ModPlugin::new(source, &options, host.clone())
         .map(Some)
         .map_err(|e| format!("{}: {e} (pluginConfigs[{:?}])", found.id, found.id))
-}
-
-/// The options a plugin's `register` receives (reference §1.4): the `options` of its
-/// `pluginConfigs` entry, keyed by its id (or, for a `--plugin-dir` plugin, also
-/// `<name>@inline`), else by its bare name. An organization's plugin reads managed
-/// settings only (a person's settings never configure the organization's policy); a
-/// person's reads their user settings with managed settings over them, never project
-/// or local settings (a repository must not configure the plugins of whoever opens
-/// it).
-#[must_use]
-pub fn options_for(found: &Found, inputs: &Inputs<'_>) -> Map<String, Value> {
-    let org = matches!(found.tier, Tier::Prepend | Tier::Append);
-    let mut sources: Vec<&Map<String, Value>> = Vec::new();
-    if !org {
-        sources.extend(
-            inputs
-                .person
-                .iter()
-                .filter(|p| p.source == "user")
-                .map(|p| p.settings),
-        );
-    }
-    sources.push(inputs.managed);
-    let mut out = Map::new();
-    for settings in sources {
-        let Some(Value::Object(configs)) = settings.get("pluginConfigs") else {
-            continue;
-        };
-        let entry = configs
-            .iter()
-            .find(|(k, _)| policy::ids_equal(k, &found.id))
-            .or_else(|| configs.iter().find(|(k, _)| **k == found.name))
-            .map(|(_, v)| v);
-        if let Some(Value::Object(options)) = entry.and_then(|e| e.get("options")) {
-            for (k, v) in options {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    out
 }
