@@ -4,44 +4,6 @@
 
 use std::path::PathBuf;
 
-/// Why a plugin folder's `.claude-plugin/plugin.json` cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ManifestError {
-    /// The plugin's folder itself is missing.
-    #[error("its folder {} is missing", folder.display())]
-    FolderMissing {
-        /// The folder.
-        folder: PathBuf,
-    },
-    /// The manifest is present but could not be read (the bounded opener refused it,
-    /// or an I/O error).
-    #[error("{}: cannot read: {reason}", path.display())]
-    Unreadable {
-        /// The manifest's path.
-        path: PathBuf,
-        /// The opener's reason.
-        reason: String,
-    },
-    /// The manifest is not JSON.
-    #[error("{}:{line}:{column}: the manifest is not JSON: {message}", path.display())]
-    NotJson {
-        /// The manifest's path.
-        path: PathBuf,
-        /// 1-based line of the error, as `serde_json` reports it.
-        line: usize,
-        /// 1-based column of the error, as `serde_json` reports it.
-        column: usize,
-        /// `serde_json`'s whole message (with its own position suffix).
-        message: String,
-    },
-    /// `/name` is there but is not a non-empty string.
-    #[error("{}: /name is not a non-empty string", path.display())]
-    BadName {
-        /// The manifest's path.
-        path: PathBuf,
-    },
-}
-
 /// Why a marketplace does not yield a plugin's folder.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum FolderError {
@@ -215,7 +177,13 @@ pub(crate) enum NotSeated {
     /// The plugin's folder could not be found in its marketplace.
     #[error("{0}")]
     Folder(#[from] FolderError),
+    /// The plugin's folder itself is missing.
+    #[error("its folder {} is missing", folder.display())]
+    FolderMissing {
+        /// The folder.
+        folder: PathBuf,
+    },
     /// The plugin's manifest could not be read.
     #[error("{0}")]
-    Manifest(#[from] ManifestError),
+    Manifest(#[from] crate::ManifestError),
 }

@@ -34,16 +34,18 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod manifest;
 mod market;
 mod options;
 
-use error::{ManifestError, NotSeated};
+use error::NotSeated;
 use fnhooks::{CopySource, Tier};
 use policy::{EnabledPlugin, ManagedSettings, PluginId, SEC_DEFAULT_ID};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use manifest::{read_manifest, Manifest, ManifestError, MANIFEST_FILE, MAX_MANIFEST_BYTES};
 pub use market::{source_allowed, PathBases, SourceCheck};
 pub use options::options_for;
 
@@ -143,9 +145,9 @@ struct Market {
     managed: bool,
 }
 
-/// The manifest of a plugin folder, as far as the loader reads it.
+/// What the loader reads of a plugin folder's manifest.
 #[derive(Debug, Clone)]
-struct Manifest {
+struct Named {
     name: String,
     dependencies: Vec<String>,
 }
@@ -590,61 +592,23 @@ fn holds_hooks_file(folder: &Path) -> bool {
     std::fs::metadata(folder.join("hooks").join("hooks.json")).is_ok_and(|m| !m.is_dir())
 }
 
-/// The most bytes a plugin's manifest may hold: the mods host's cap of a file (SPEC §6
-/// "A mod").
-const MAX_MANIFEST_BYTES: u64 = 4 << 20;
-
-/// The folder's `.claude-plugin/plugin.json` (optional: without one, `fallback` names
-/// it), or why it cannot be read (its path and position).
-fn manifest(folder: &Path, fallback: &str) -> Result<Manifest, ManifestError> {
-    let path = folder.join(".claude-plugin").join("plugin.json");
-    // The bounded opener (SPEC §2.1 "Reading never hangs"): a FIFO or a device here is
-    // refused naming it, never read; the mod loader's 4 MiB cap (SPEC §6 "A mod").
-    let bytes = match boundedfs::read_bounded(&path, MAX_MANIFEST_BYTES) {
-        Ok(b) => b,
-        Err(e) if e.is_not_found() => {
-            if !folder.is_dir() {
-                return Err(ManifestError::FolderMissing {
-                    folder: folder.to_path_buf(),
-                });
-            }
-            return Ok(Manifest {
-                name: fallback.to_owned(),
-                dependencies: Vec::new(),
-            });
-        }
-        Err(e) => {
-            return Err(ManifestError::Unreadable {
-                reason: e.reason.to_string(),
-                path,
-            })
-        }
-    };
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| ManifestError::NotJson {
-        path: path.clone(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    let name = match v.get("name") {
-        Some(Value::String(n)) if !n.is_empty() => n.clone(),
-        Some(_) => return Err(ManifestError::BadName { path }),
-        None => fallback.to_owned(),
-    };
-    let dependencies = v
-        .get("dependencies")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|d| match d {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Object(o) => o.get("name").and_then(Value::as_str).map(str::to_owned),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(Manifest { name, dependencies })
+/// The name and dependencies of the folder's manifest ([`read_manifest`]): without one,
+/// `fallback` names the plugin (the manifest is optional); a folder that is missing, or
+/// a manifest that cannot be read, is why not (its path and position).
+fn manifest(folder: &Path, fallback: &str) -> Result<Named, NotSeated> {
+    match read_manifest(folder)? {
+        Some(m) => Ok(Named {
+            name: m.name,
+            dependencies: m.dependencies,
+        }),
+        None if !folder.is_dir() => Err(NotSeated::FolderMissing {
+            folder: folder.to_path_buf(),
+        }),
+        None => Ok(Named {
+            name: fallback.to_owned(),
+            dependencies: Vec::new(),
+        }),
+    }
 }
 
 /// A person's plugins ordered so that each runs before the plugins its manifest's

@@ -3,9 +3,8 @@
 
 use super::resolve::{resolve_entry, Ctx, Found};
 use super::{LoadError, Manifest};
-use serde_json::{Map, Value};
-
-const MANIFEST: &str = ".claude-plugin/plugin.json";
+use loader::{ManifestError, MANIFEST_FILE as MANIFEST};
+use serde_json::Value;
 const HOOKS: &str = "hooks/hooks.json";
 
 /// Reads a JSON file of the folder; `Ok(None)` if it does not exist. A FIFO, a device,
@@ -39,59 +38,47 @@ fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
-/// Reads `.claude-plugin/plugin.json`: an object with a string `name`; `version` a
-/// string, `userConfig` an object, `dependencies` an array of strings, when present.
+/// Reads `.claude-plugin/plugin.json` with the workspace's one reader of it
+/// ([`loader::read_manifest`], whose rules these are): a mod must have one.
 pub(crate) fn read_manifest(ctx: &Ctx<'_>) -> Result<Manifest, LoadError> {
-    let Some(raw) = read_json(ctx, MANIFEST)? else {
-        return Err(LoadError::NoManifest {
-            folder: ctx.folder(),
-        });
-    };
-    let bad = |reason: &str| LoadError::BadManifest {
-        folder: ctx.folder(),
-        file: MANIFEST.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let Some(obj) = raw.as_object() else {
-        return Err(bad("not a JSON object"));
-    };
-    let name = match obj.get("name") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(Value::String(_)) => return Err(bad("`name` is empty")),
-        Some(_) => return Err(bad("`name` is not a string")),
-        None => return Err(bad("no `name`: a plugin manifest names its plugin")),
-    };
-    let version = match obj.get("version") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(bad("`version` is not a string")),
-    };
-    let user_config = match obj.get("userConfig") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err(bad("`userConfig` is not an object")),
-    };
-    let dependencies = match obj.get("dependencies") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                match item {
-                    Value::String(s) => out.push(s.clone()),
-                    _ => return Err(bad(&format!("`dependencies[{i}]` is not a string"))),
-                }
-            }
-            out
-        }
-        Some(_) => return Err(bad("`dependencies` is not an array of strings")),
-    };
-    Ok(Manifest {
-        name,
-        version,
-        user_config,
-        dependencies,
-        raw,
-    })
+    let file = || MANIFEST.to_owned();
+    let folder = ctx.folder();
+    match loader::read_manifest(ctx.root) {
+        Ok(Some(manifest)) => Ok(manifest),
+        Ok(None) => Err(LoadError::NoManifest { folder }),
+        Err(ManifestError::TooLarge { size, cap, .. }) => Err(LoadError::TooLarge {
+            folder,
+            file: file(),
+            size,
+            cap,
+        }),
+        Err(ManifestError::Unreadable { reason, .. }) => Err(LoadError::Io {
+            folder,
+            file: file(),
+            reason,
+        }),
+        Err(ManifestError::NotUtf8 { .. }) => Err(LoadError::NotUtf8 {
+            folder,
+            file: file(),
+        }),
+        Err(ManifestError::NotJson {
+            line,
+            column,
+            reason,
+            ..
+        }) => Err(LoadError::BadJson {
+            folder,
+            file: file(),
+            line,
+            column,
+            reason,
+        }),
+        Err(ManifestError::Invalid { reason, .. }) => Err(LoadError::BadManifest {
+            folder,
+            file: file(),
+            reason,
+        }),
+    }
 }
 
 /// Reads `hooks/hooks.json` and resolves its one module (`modules`, relative to it).

@@ -18,7 +18,6 @@ pub(crate) mod scan;
 pub use error::LoadError;
 pub use lines::LineMap;
 
-use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
@@ -36,20 +35,9 @@ pub struct ModSource {
     pub modules: BTreeMap<String, Module>,
 }
 
-/// What of `.claude-plugin/plugin.json` the host reads (SPEC §6; reference §1.2).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Manifest {
-    /// `name`.
-    pub name: String,
-    /// `version`, when given.
-    pub version: Option<String>,
-    /// `userConfig`: option name → its declaration (`type`, `default`, `required`, ...).
-    pub user_config: Map<String, Value>,
-    /// `dependencies`: the plugins this one runs before (ids or names, as written).
-    pub dependencies: Vec<String>,
-    /// The whole manifest as read.
-    pub raw: Value,
-}
+/// What of `.claude-plugin/plugin.json` the host reads (SPEC §6; reference §1.2): the
+/// workspace's one manifest, read by [`loader::read_manifest`].
+pub use loader::Manifest;
 
 /// One compiled module of a graph (SPEC §6 "A mod").
 #[derive(Debug, Clone)]
