@@ -152,7 +152,7 @@ pub(crate) fn plugin_folder(
                 .join("cache")
                 .join(&pid.marketplace)
                 .join(&pid.name);
-            if cached.join(".claude-plugin").join("plugin.json").is_file() {
+            if cached.join(crate::MANIFEST_FILE).is_file() {
                 return Ok((cached, false));
             }
             let mut versions: Vec<PathBuf> = std::fs::read_dir(&cached)

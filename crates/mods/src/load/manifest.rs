@@ -1,10 +1,11 @@
-//! `.claude-plugin/plugin.json` and `hooks/hooks.json` (SPEC §6 "A mod"; reference §1.1,
-//! §1.2).
+//! `.claude-plugin/plugin.json` (read by [`loader::read_manifest`]) and `hooks/hooks.json`
+//! (SPEC §6 "A mod"; reference §1.1, §1.2).
 
 use super::resolve::{resolve_entry, Ctx, Found};
 use super::{LoadError, Manifest};
 use loader::{ManifestError, MANIFEST_FILE as MANIFEST};
 use serde_json::Value;
+
 const HOOKS: &str = "hooks/hooks.json";
 
 /// Reads a JSON file of the folder; `Ok(None)` if it does not exist. A FIFO, a device,
