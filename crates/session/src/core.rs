@@ -562,7 +562,9 @@ impl SessionCore {
             "merged" => {
                 let mut merged = Map::new();
                 for (name, input) in self.settings.named() {
-                    let m = input.read().map_err(|why| unreadable(name, why))?;
+                    let m = input
+                        .read()
+                        .map_err(|why| unreadable(name, why.to_string()))?;
                     merge_settings(&mut merged, &m);
                 }
                 let p = self
@@ -579,7 +581,10 @@ impl SessionCore {
                     .find(|(n, _)| *n == other)
                     .map(|(_, i)| i.clone());
                 match input {
-                    Some(i) => i.read().map(object).map_err(|why| unreadable(other, why)),
+                    Some(i) => i
+                        .read()
+                        .map(object)
+                        .map_err(|why| unreadable(other, why.to_string())),
                     None => Err(ChainError::new(
                         FailureKind::Error,
                         format!("no settings source named {other}"),

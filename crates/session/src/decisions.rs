@@ -15,7 +15,7 @@
 //! `prev` of the first line is 64 zeros; of every other line, the SHA-256 (lower-case
 //! hex) of the previous line's bytes, its newline excluded.
 
-use fnhooks::Reply;
+use fnhooks::{HookFailure, Reply};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -40,8 +40,8 @@ pub struct DecisionRecord {
     pub session: Arc<str>,
     /// The `tool.check` event's fields (`tool`, `input`, `tool_use_id`).
     pub fields: Arc<Map<String, Value>>,
-    /// The verdict the chain answered, or why it failed.
-    pub verdict: Result<Reply, String>,
+    /// The verdict the chain answered, or how it failed.
+    pub verdict: Result<Reply, HookFailure>,
     /// The managed file and line of the rule that decided, when a managed rule did.
     pub file: Option<String>,
     /// Its 1-based line.
@@ -230,7 +230,11 @@ fn write_lines(
                 let null = Value::Null;
                 let verdict = d.verdict.as_ref().map(|r| &**r);
                 let field = |k: &str| verdict.ok().and_then(|v| v.get(k)).filter(|x| !x.is_null());
-                let failure = d.verdict.as_ref().err().map(|e| Value::String(e.clone()));
+                let failure = d
+                    .verdict
+                    .as_ref()
+                    .err()
+                    .map(|e| Value::String(e.to_string()));
                 let entry = Line {
                     time: now_rfc3339(),
                     session: &d.session,

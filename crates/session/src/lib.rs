@@ -24,7 +24,7 @@ pub use decisions::{
 pub use events::catalogue;
 pub use permissions::classic::HookRunner;
 pub use permissions::{Decision, Outcome, Verdict};
-pub use settings::{merge_settings, SettingsInput, SettingsInputs};
+pub use settings::{merge_settings, SettingsError, SettingsInput, SettingsInputs};
 
 use events::{names, ToolCall};
 use fnhooks::{
@@ -762,7 +762,7 @@ impl Session {
         };
         let verdict = match answer {
             Ok(v) => Ok(v.clone()),
-            Err(e) => Err(e.failure().to_string()),
+            Err(e) => Err(e.failure().clone()),
         };
         let v = verdict.as_ref().ok().map(|r| &**r);
         let text = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_str);

@@ -17,28 +17,53 @@ pub enum SettingsInput {
     Unreadable,
 }
 
+/// Why a settings source cannot be used. The session names the source before it (`the
+/// user settings: ...`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but reading it fails.
+    #[error("the file cannot be read")]
+    Unreadable,
+    /// The text is not JSON.
+    #[error("line {line}, column {column}: {message}")]
+    NotJson {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// The parser's reason.
+        message: String,
+    },
+    /// JSON, but not an object.
+    #[error("the settings are not a JSON object")]
+    NotAnObject,
+}
+
 impl SettingsInput {
     /// The source's settings object.
     ///
     /// # Errors
     ///
-    /// A message when the source cannot be read, is not JSON, or is not an object.
-    pub fn read(&self) -> Result<Map<String, Value>, String> {
+    /// [`SettingsError`] when the source cannot be read, is not JSON, or is not an
+    /// object.
+    pub fn read(&self) -> Result<Map<String, Value>, SettingsError> {
         let value = match self {
             SettingsInput::Absent => return Ok(Map::new()),
             SettingsInput::Value(v) => v.clone(),
             SettingsInput::Raw(text) => {
                 policy::json::parse(text.as_bytes())
-                    .map_err(|e| {
-                        format!("line {}, column {}: {}", e.at.line, e.at.column, e.message)
+                    .map_err(|e| SettingsError::NotJson {
+                        line: e.at.line,
+                        column: e.at.column,
+                        message: e.message,
                     })?
                     .value
             }
-            SettingsInput::Unreadable => return Err("the file cannot be read".to_owned()),
+            SettingsInput::Unreadable => return Err(SettingsError::Unreadable),
         };
         match value {
             Value::Object(m) => Ok(m),
-            _ => Err("the settings are not a JSON object".to_owned()),
+            _ => Err(SettingsError::NotAnObject),
         }
     }
 }
