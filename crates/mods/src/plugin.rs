@@ -122,7 +122,9 @@ impl ModPlugin {
     /// throw in top-level code or in `register`, top-level code past the hook timeout,
     /// an `on` the mod may not make).
     pub fn activate(&self, info: &PluginInfo) -> Result<Vec<Registration>, String> {
-        self.activate_host(info).map(|(_, regs)| regs)
+        self.activate_host(info)
+            .map(|(_, regs)| regs)
+            .map_err(|e| e.to_string())
     }
 
     /// [`ModPlugin::activate`], with the runtime's own count of the memory it holds
@@ -134,9 +136,13 @@ impl ModPlugin {
     pub fn activate_measured(&self, info: &PluginInfo) -> Result<(Vec<Registration>, i64), String> {
         self.activate_host(info)
             .map(|(host, regs)| (regs, host.memory_used()))
+            .map_err(|e| e.to_string())
     }
 
-    fn activate_host(&self, info: &PluginInfo) -> Result<(Arc<Host>, Vec<Registration>), String> {
+    fn activate_host(
+        &self,
+        info: &PluginInfo,
+    ) -> Result<(Arc<Host>, Vec<Registration>), ActivateError> {
         let (host, specs) = Host::start(
             Arc::clone(&self.source),
             &info.name,
@@ -154,7 +160,10 @@ impl ModPlugin {
                 registration(&host, i, spec, self.observer.as_ref())
             })
             .collect::<Result<Vec<_>, RegistrationError>>()
-            .map_err(|why| format!("hooks module {}: {why}", self.source.entry))?;
+            .map_err(|error| ActivateError::Registration {
+                entry: self.source.entry.clone(),
+                error,
+            })?;
         Ok((host, regs))
     }
 }
@@ -223,6 +232,24 @@ fn listed(decl: &Value, v: &Value) -> bool {
         Some(choices) => choices.iter().any(|c| c == v || c.get("value") == Some(v)),
         None => true,
     }
+}
+
+/// Why a mod could not be activated. The public calls hand on its
+/// [`Display`](std::fmt::Display) form, the one line the session writes (the session's
+/// `Activate` takes a line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ActivateError {
+    /// Its runtime could not be started, or its module or `register` failed.
+    #[error("{0}")]
+    Start(#[from] crate::host::StartError),
+    /// A registration `register` made cannot be taken.
+    #[error("hooks module {entry}: {error}")]
+    Registration {
+        /// The hooks module's key.
+        entry: String,
+        /// Why the registration cannot be taken.
+        error: RegistrationError,
+    },
 }
 
 /// Why a registration `register` made cannot be taken: the mod does not load. The

@@ -35,9 +35,9 @@ pub(crate) const BRIDGE_JS: &str = concat!(
 /// mod host did not start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
-pub(super) struct InstallError {
+pub(crate) struct InstallError {
     /// What the engine threw.
-    pub(super) message: String,
+    pub(crate) message: String,
 }
 
 impl Host {

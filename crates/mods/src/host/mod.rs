@@ -89,6 +89,42 @@ impl std::fmt::Debug for Host {
     }
 }
 
+/// Why a mod's runtime could not be started and its `register(on, options)` run: the
+/// one line the session writes, naming the module file and, where known, the line in
+/// its source (SPEC §6).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StartError {
+    /// The shared worker runs the other side's mods.
+    #[error("{0}")]
+    Side(#[from] runtime::SideRefused),
+    /// The worker's runtime could not be had.
+    #[error("{0}")]
+    Runtime(#[from] runtime::RuntimeError),
+    /// The worker did not run the load (it was torn down, or the load ran past its
+    /// time).
+    #[error("hooks module {entry}: did not load: {why}")]
+    DidNotLoad {
+        /// The hooks module's key.
+        entry: String,
+        /// Why the worker did not answer.
+        why: String,
+    },
+    /// QuickJS refused to make the mod's context.
+    #[error("the JavaScript engine did not start: {reason}")]
+    Context {
+        /// The hooks module's key.
+        entry: String,
+        /// The engine's reason.
+        reason: String,
+    },
+    /// The bridge's JavaScript half did not install.
+    #[error("the mod host did not start: {0}")]
+    Install(#[from] bridge::InstallError),
+    /// The module graph's evaluation or `register` failed.
+    #[error("{0}")]
+    Load(#[from] graph::LoadFailure),
+}
+
 impl Host {
     /// Starts a runtime for `source` and runs its hooks module and `register(on,
     /// options)`: the registrations it made.
@@ -108,10 +144,10 @@ impl Host {
         config: HostConfig,
         crashes: Arc<CrashLog>,
         shared: Option<&SharedWorker>,
-    ) -> Result<(Arc<Host>, Vec<RegSpec>), String> {
+    ) -> Result<(Arc<Host>, Vec<RegSpec>), StartError> {
         let wr = match shared {
             Some(w) => {
-                w.claim(tier, plugin_name).map_err(|e| e.to_string())?;
+                w.claim(tier, plugin_name)?;
                 w.runtime(&config)?
             }
             None => WorkerRuntime::start(plugin_name, &config)?,
@@ -121,8 +157,14 @@ impl Host {
         let ctx = wr
             .worker
             .run_blocking(config.hook_timeout, move || Context::full(&rt))
-            .map_err(|why| format!("hooks module {}: did not load: {why}", source.entry))?
-            .map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+            .map_err(|why| StartError::DidNotLoad {
+                entry: source.entry.clone(),
+                why: why.to_string(),
+            })?
+            .map_err(|e| StartError::Context {
+                entry: source.entry.clone(),
+                reason: e.to_string(),
+            })?;
         wr.sources
             .lock()
             .insert(ctx.as_raw().as_ptr().addr(), Arc::clone(&source));
@@ -149,11 +191,13 @@ impl Host {
         let regs = wr
             .worker
             .run_blocking(within, move || {
-                h.install(&name)
-                    .map_err(|e| format!("the mod host did not start: {e}"))?;
-                h.load_and_register(&options).map_err(|e| e.to_string())
+                h.install(&name)?;
+                h.load_and_register(&options).map_err(StartError::from)
             })
-            .map_err(|why| format!("hooks module {}: did not load: {why}", host.source.entry))??;
+            .map_err(|why| StartError::DidNotLoad {
+                entry: host.source.entry.clone(),
+                why: why.to_string(),
+            })??;
         Ok((host, regs))
     }
 

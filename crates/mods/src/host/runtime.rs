@@ -110,7 +110,7 @@ impl std::fmt::Debug for SharedWorker {
     if *side == Side::Person { "a person's mod" } else { "an organization's mod" },
     if *had == Side::Person { "a person's mods" } else { "the organization's mods" },
 )]
-pub(super) struct SideRefused {
+pub(crate) struct SideRefused {
     /// The mod that asked to join.
     mod_name: String,
     /// Its side.
@@ -159,7 +159,7 @@ impl SharedWorker {
     }
 
     /// The live runtime, or a fresh one when there is none or it was torn down.
-    pub(super) fn runtime(&self, config: &HostConfig) -> Result<Arc<WorkerRuntime>, String> {
+    pub(super) fn runtime(&self, config: &HostConfig) -> Result<Arc<WorkerRuntime>, RuntimeError> {
         let mut live = self.live.lock();
         if let Some(wr) = live.as_ref().filter(|wr| !wr.worker.is_dead()) {
             return Ok(Arc::clone(wr));
@@ -168,6 +168,22 @@ impl SharedWorker {
         *live = Some(Arc::clone(&wr));
         Ok(wr)
     }
+}
+
+/// Why a worker's runtime could not be had: what a mod's activation then fails with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RuntimeError {
+    /// The worker's thread did not start.
+    #[error("{0}")]
+    Spawn(#[from] crate::worker::SpawnError),
+    /// QuickJS refused to make a runtime.
+    #[error("the JavaScript engine did not start: {reason}")]
+    Engine {
+        /// The worker's name.
+        worker: String,
+        /// The engine's reason.
+        reason: String,
+    },
 }
 
 /// One worker's runtime (SPEC §6 "Workers": one JavaScript runtime on a thread of its
@@ -184,9 +200,15 @@ pub(crate) struct WorkerRuntime {
 
 impl WorkerRuntime {
     /// A runtime with the caps of `config`, on a worker thread named `name`.
-    pub(super) fn start(name: &str, config: &HostConfig) -> Result<Arc<WorkerRuntime>, String> {
-        let worker = Arc::new(Worker::spawn(name).map_err(|e| e.to_string())?);
-        let rt = Runtime::new().map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
+    pub(super) fn start(
+        name: &str,
+        config: &HostConfig,
+    ) -> Result<Arc<WorkerRuntime>, RuntimeError> {
+        let worker = Arc::new(Worker::spawn(name)?);
+        let rt = Runtime::new().map_err(|e| RuntimeError::Engine {
+            worker: name.to_owned(),
+            reason: e.to_string(),
+        })?;
         rt.set_memory_limit(config.memory_limit);
         rt.set_max_stack_size(config.stack_limit);
         // A hook run leaves a few KiB of garbage: collect past 4 MiB, not QuickJS's
