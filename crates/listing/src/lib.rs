@@ -36,9 +36,34 @@ impl session::Activate for ModModule {
 pub struct Loaded {
     /// What the loader found.
     pub found: Found,
-    /// `Ok(())` when its mod loaded (or it holds no hooks module), else the line naming
-    /// its folder and the reason (SPEC §6 "A mod"), as the session will refuse it.
-    pub load: Result<(), String>,
+    /// `Ok(())` when its mod loaded (or it holds no hooks module), else why not: its
+    /// [`Display`](std::fmt::Display) form is the line naming its folder and the reason
+    /// (SPEC §6 "A mod"), as the session will refuse it.
+    pub load: Result<(), NotLoaded>,
+}
+
+/// Why a found plugin's mod is listed as unloadable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotLoaded {
+    /// The loader could not read its copy ([`Found::unreadable`]).
+    #[error("{id}: {reason}")]
+    Unreadable {
+        /// The plugin's id.
+        id: String,
+        /// The loader's reason.
+        reason: String,
+    },
+    /// Its folder did not load as a mod.
+    #[error("{0}")]
+    Load(#[from] mods::LoadError),
+    /// Its options do not fit its manifest's `userConfig`.
+    #[error("{id}: {error} (pluginConfigs[{id:?}])")]
+    Options {
+        /// The plugin's id (its `pluginConfigs` key).
+        id: String,
+        /// How they do not fit.
+        error: mods::OptionsError,
+    },
 }
 
 /// What [`list`] makes of a plan: the plugins to list, in chain order, and for each what
@@ -92,7 +117,7 @@ pub fn list_with(
                 Ok(()),
             ),
             Ok(None) => (Listed::from(fnhooks::Plugin::new(info)), Ok(())),
-            Err(why) => (Listed::unloadable(info, why.clone()), Err(why)),
+            Err(why) => (Listed::unloadable(info, why.to_string()), Err(why)),
         };
         listing.listed.push(listed);
         listing.loaded.push(Loaded {
@@ -108,16 +133,22 @@ fn load_one(
     found: &Found,
     inputs: &Inputs<'_>,
     host: &mods::HostConfig,
-) -> Result<Option<mods::ModPlugin>, String> {
+) -> Result<Option<mods::ModPlugin>, NotLoaded> {
     if let Some(why) = &found.unreadable {
-        return Err(format!("{}: {why}", found.id));
+        return Err(NotLoaded::Unreadable {
+            id: found.id.clone(),
+            reason: why.clone(),
+        });
     }
     if !found.is_mod {
         return Ok(None);
     }
-    let source = mods::load_folder(&found.folder).map_err(|e| e.to_string())?;
+    let source = mods::load_folder(&found.folder)?;
     let options = options_for(found, inputs);
     mods::ModPlugin::new(source, &options, host.clone())
         .map(Some)
-        .map_err(|e| format!("{}: {e} (pluginConfigs[{:?}])", found.id, found.id))
+        .map_err(|error| NotLoaded::Options {
+            id: found.id.clone(),
+            error,
+        })
 }

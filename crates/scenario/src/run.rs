@@ -574,7 +574,7 @@ impl World {
                     "source": l.found.copy.as_str(),
                     "loaded": l.load.is_ok(),
                     "admitted": admitted,
-                    "why": l.load.as_ref().err(),
+                    "why": l.load.as_ref().err().map(ToString::to_string),
                 })
             })
             .collect();
