@@ -1,6 +1,6 @@
 //! The chain's contract (SPEC §1.1, §1.2, §1.8), driven by a recording core.
 
-use fnhooks::testing::{info, plugin_on, Recorder};
+use fnhooks::testing::{info, passes, plugin_on, Recorder};
 use fnhooks::{
     Answer, Catalogue, Channel, Core, Cx, Engine, Event, EventType, FailureKind, HookError,
     HookFailure, Next, Origin, Pins, Plugin, Raise, Registration, Tier,
@@ -150,7 +150,7 @@ fn next_to_append_skips_the_user_tier_and_trace_shows_what_ran() {
         "appender",
         Tier::Append,
         "prompt.section",
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
+        passes(),
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
@@ -311,12 +311,7 @@ fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
 fn a_hooks_timeout_counts_only_its_own_time() {
     let (engine, _) = engine();
     // The outer hook waits inside next for longer than the timeout (200 ms) in total.
-    engine.seat(plugin_on(
-        "outer",
-        Tier::User,
-        "prompt.section",
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
-    ));
+    engine.seat(plugin_on("outer", Tier::User, "prompt.section", passes()));
     engine.seat(plugin_on(
         "slow",
         Tier::User,
@@ -430,12 +425,7 @@ fn returning_the_error_next_returned_is_not_a_failure_but_another_error_is() {
         }
     }
     let engine = Engine::new(Arc::new(Failing), catalogue(), Duration::from_secs(1));
-    engine.seat(plugin_on(
-        "pass",
-        Tier::User,
-        "settings.read",
-        |_cx: Cx, e: Event, n: Next| async move { Ok(n.run(e).await?) },
-    ));
+    engine.seat(plugin_on("pass", Tier::User, "settings.read", passes()));
     let a = raise(&engine, "settings.read", json!({"source": "policy"}));
     assert_eq!(a.unwrap_err().to_string(), "policy unreadable");
 }

@@ -116,10 +116,9 @@ fn a_chain_of_100000_links_runs_on_a_default_stack() {
 fn a_pass_through_chain_hands_the_core_the_very_fields_raised() {
     let (engine, core) = engine();
     for id in ["a", "b", "c"] {
-        engine.seat(Plugin::new(info(id, Tier::User)).with(Registration::on(
-            "prompt.section",
-            |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
-        )));
+        engine.seat(
+            Plugin::new(info(id, Tier::User)).with(Registration::on("prompt.section", passes())),
+        );
     }
     let raised = section();
     let fields = Arc::clone(&raised.fields);
