@@ -238,7 +238,9 @@ fn drive(target: &str, body: Body, seeds: &[Vec<u8>], strategy: BoxedStrategy<Ve
         config.cases
     );
     let mut runner = TestRunner::new(config);
-    let result = runner.run(&strategy, |data| body(&data).map_err(TestCaseError::fail));
+    let result = runner.run(&strategy, |data| {
+        body(&data).map_err(|f| TestCaseError::fail(f.0))
+    });
     if let Err(e) = result {
         panic!("{target}: {e}");
     }
