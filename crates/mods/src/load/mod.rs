@@ -17,6 +17,7 @@ pub(crate) mod scan;
 
 pub use error::LoadError;
 pub use lines::LineMap;
+pub use scan::prescan;
 
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
