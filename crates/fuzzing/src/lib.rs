@@ -3,6 +3,7 @@
 
 mod fold_target;
 mod json_target;
+mod prescan_target;
 mod rules;
 mod scenario_target;
 mod settings;
@@ -10,6 +11,7 @@ mod shell;
 
 pub use fold_target::fold;
 pub use json_target::json_positions;
+pub use prescan_target::mod_prescan;
 pub use rules::permission_rule;
 pub use scenario_target::{scenario_file, SCENARIO_FILE};
 pub use settings::{managed_mcp, managed_settings, SEPARATOR};
@@ -56,6 +58,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("shell_split", shell_split),
     ("fold", fold),
     ("json_positions", json_positions),
+    ("mod_prescan", mod_prescan),
 ];
 
 /// `text` for a finding's message: debug-quoted, cut to 400 characters.
