@@ -8,6 +8,8 @@ mod event;
 mod plugin;
 mod reply;
 mod run;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tier;
 mod timer;
 mod typed;

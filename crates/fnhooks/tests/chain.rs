@@ -1,8 +1,9 @@
 //! The chain's contract (SPEC §1.1, §1.2, §1.8), driven by a recording core.
 
+use fnhooks::testing::{info, passes, plugin_on, Recorder};
 use fnhooks::{
     Answer, Catalogue, Channel, Core, Cx, Engine, Event, EventType, FailureKind, HookError,
-    HookFailure, Next, Origin, Pins, Plugin, PluginInfo, Raise, Registration, Tier,
+    HookFailure, Next, Origin, Pins, Plugin, Raise, Registration, Tier,
 };
 use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
@@ -11,29 +12,6 @@ use serde_json::Map;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-#[derive(Default)]
-struct Recorder {
-    log: Mutex<Vec<(Channel, String)>>,
-    core_calls: Mutex<u32>,
-}
-
-impl Core for Recorder {
-    #[allow(clippy::unwrap_used)]
-    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
-        *self.core_calls.lock().unwrap() += 1;
-        let answer = if e.name == "tool.check" {
-            json!({"decision": "deny", "rule": "Bash(rm:*)", "source": "policy"})
-        } else {
-            json!({"text": "core", "seen": e.to_value()})
-        };
-        Box::pin(async move { Ok(answer.into()) })
-    }
-    #[allow(clippy::unwrap_used)]
-    fn engine_log(&self, channel: Channel, line: String) {
-        self.log.lock().unwrap().push((channel, line));
-    }
-}
 
 /// The test's own verdict: the engine knows none.
 #[derive(Debug, Serialize, Deserialize)]
@@ -106,26 +84,20 @@ fn catalogue() -> Catalogue {
         })
 }
 
+/// The core: `tool.check` answers a deny by rule, every other event
+/// `{text: "core", seen: <the event>}`.
 fn engine() -> (Engine, Arc<Recorder>) {
-    let rec = Arc::new(Recorder::default());
+    let rec = Recorder::new(|e| {
+        if e.name == "tool.check" {
+            json!({"decision": "deny", "rule": "Bash(rm:*)", "source": "policy"})
+        } else {
+            json!({"text": "core", "seen": e.to_value()})
+        }
+    });
     (
         Engine::new(rec.clone(), catalogue(), Duration::from_millis(200)),
         rec,
     )
-}
-
-fn info(id: &str, tier: Tier) -> PluginInfo {
-    PluginInfo {
-        id: format!("{id}@t"),
-        name: id.to_owned(),
-        tier,
-        worker: None,
-        source: None,
-    }
-}
-
-fn plugin(id: &str, tier: Tier, event: &str, hook: impl fnhooks::Hook) -> Plugin {
-    Plugin::new(info(id, tier)).with(Registration::on(event, hook))
 }
 
 fn raise(engine: &Engine, name: &str, fields: Value) -> Answer {
@@ -137,18 +109,18 @@ fn with_no_hooks_the_core_answers_directly() {
     let (engine, rec) = engine();
     let a = raise(&engine, "prompt.section", json!({"id": "x"})).unwrap();
     assert_eq!(a["text"], "core");
-    assert_eq!(*rec.core_calls.lock().unwrap(), 1);
+    assert_eq!(rec.calls(), 1);
 }
 
 #[test]
 fn chain_order_is_tier_order_then_seating_order() {
     let (engine, _) = engine();
-    engine.seat(plugin("b", Tier::Builtin, "prompt.section", tagger("b")));
-    engine.seat(plugin("u1", Tier::User, "prompt.section", tagger("u1")));
-    engine.seat(plugin("a", Tier::Append, "prompt.section", tagger("a")));
-    engine.seat(plugin("u2", Tier::User, "prompt.section", tagger("u2")));
-    engine.seat(plugin("p", Tier::Prepend, "prompt.section", tagger("p")));
-    engine.seat_first(plugin(
+    engine.seat(plugin_on("b", Tier::Builtin, "prompt.section", tagger("b")));
+    engine.seat(plugin_on("u1", Tier::User, "prompt.section", tagger("u1")));
+    engine.seat(plugin_on("a", Tier::Append, "prompt.section", tagger("a")));
+    engine.seat(plugin_on("u2", Tier::User, "prompt.section", tagger("u2")));
+    engine.seat(plugin_on("p", Tier::Prepend, "prompt.section", tagger("p")));
+    engine.seat_first(plugin_on(
         "first",
         Tier::Prepend,
         "prompt.section",
@@ -162,23 +134,23 @@ fn chain_order_is_tier_order_then_seating_order() {
 fn next_to_append_skips_the_user_tier_and_trace_shows_what_ran() {
     let (engine, _) = engine();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "org",
         Tier::Prepend,
         "prompt.section",
         past_users_recording(seen.clone()),
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "person",
         Tier::User,
         "prompt.section",
         |_cx: Cx, _e: Event, _n: Next| async move { Ok(json!({"text": "person"})) },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "appender",
         Tier::Append,
         "prompt.section",
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
+        passes(),
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
@@ -192,7 +164,7 @@ fn next_to_append_skips_the_user_tier_and_trace_shows_what_ran() {
 #[test]
 fn a_user_hook_calling_next_to_fails_with_forbidden_jump_and_is_dropped() {
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "person",
         Tier::User,
         "prompt.section",
@@ -203,7 +175,7 @@ fn a_user_hook_calling_next_to_fails_with_forbidden_jump_and_is_dropped() {
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
-    let log = rec.log.lock().unwrap().clone();
+    let log = rec.lines();
     assert_eq!(log.len(), 1);
     assert!(
         log[0]
@@ -243,7 +215,7 @@ fn a_prepend_hook_may_not_jump_backwards_or_to_the_user_tier() {
 #[test]
 fn handing_on_a_changed_pinned_field_fails_and_the_next_link_gets_the_original() {
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "swapper",
         Tier::User,
         "tool.check",
@@ -255,7 +227,7 @@ fn handing_on_a_changed_pinned_field_fails_and_the_next_link_gets_the_original()
     ));
     let seen = Arc::new(Mutex::new(None));
     let s = seen.clone();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "watcher",
         Tier::Append,
         "tool.check",
@@ -278,13 +250,13 @@ fn handing_on_a_changed_pinned_field_fails_and_the_next_link_gets_the_original()
         seen.lock().unwrap().clone().unwrap(),
         json!({"command": "rm -rf x"})
     );
-    assert!(rec.log.lock().unwrap()[0].1.contains("(pin)"));
+    assert!(rec.lines()[0].1.contains("(pin)"));
 }
 
 #[test]
 fn a_failed_hook_that_called_next_settles_on_its_last_run_without_rerunning() {
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "flaky",
         Tier::User,
         "prompt.section",
@@ -295,17 +267,13 @@ fn a_failed_hook_that_called_next_settles_on_its_last_run_without_rerunning() {
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
-    assert_eq!(
-        *rec.core_calls.lock().unwrap(),
-        1,
-        "the rest of the chain ran once"
-    );
+    assert_eq!(rec.calls(), 1, "the rest of the chain ran once");
 }
 
 #[test]
 fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "panicky",
         Tier::User,
         "prompt.section",
@@ -316,7 +284,7 @@ fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
             Ok(json!({}))
         },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "sleepy",
         Tier::User,
         "prompt.section",
@@ -325,7 +293,7 @@ fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
             Ok(json!({}))
         },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "shapeless",
         Tier::User,
         "prompt.section",
@@ -333,13 +301,7 @@ fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
-    let kinds: Vec<String> = rec
-        .log
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(_, l)| l.clone())
-        .collect();
+    let kinds = rec.line_texts();
     assert!(kinds[0].contains("(panic): kaboom"), "{kinds:?}");
     assert!(kinds[1].contains("(timeout)"), "{kinds:?}");
     assert!(kinds[2].contains("(invalid-answer)"), "{kinds:?}");
@@ -349,13 +311,8 @@ fn panics_timeouts_and_invalid_answers_are_caught_and_dropped() {
 fn a_hooks_timeout_counts_only_its_own_time() {
     let (engine, _) = engine();
     // The outer hook waits inside next for longer than the timeout (200 ms) in total.
-    engine.seat(plugin(
-        "outer",
-        Tier::User,
-        "prompt.section",
-        |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
-    ));
-    engine.seat(plugin(
+    engine.seat(plugin_on("outer", Tier::User, "prompt.section", passes()));
+    engine.seat(plugin_on(
         "slow",
         Tier::User,
         "prompt.section",
@@ -364,7 +321,7 @@ fn a_hooks_timeout_counts_only_its_own_time() {
             n.run(e).await.map_err(HookError::from)
         },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "slow2",
         Tier::User,
         "prompt.section",
@@ -389,7 +346,7 @@ async fn futures_timer_sleep(d: Duration) {
 #[test]
 fn an_org_plugin_failing_at_tool_check_denies_even_after_next() {
     let (engine, _) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "guard",
         Tier::Append,
         "tool.check",
@@ -441,7 +398,7 @@ fn a_failure_handler_reads_called_and_replays_the_last_run() {
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(a["text"], "core");
     assert_eq!(
-        *rec.core_calls.lock().unwrap(),
+        rec.calls(),
         1,
         "the handler's next did not run the chain again"
     );
@@ -468,12 +425,7 @@ fn returning_the_error_next_returned_is_not_a_failure_but_another_error_is() {
         }
     }
     let engine = Engine::new(Arc::new(Failing), catalogue(), Duration::from_secs(1));
-    engine.seat(plugin(
-        "pass",
-        Tier::User,
-        "settings.read",
-        |_cx: Cx, e: Event, n: Next| async move { Ok(n.run(e).await?) },
-    ));
+    engine.seat(plugin_on("pass", Tier::User, "settings.read", passes()));
     let a = raise(&engine, "settings.read", json!({"source": "policy"}));
     assert_eq!(a.unwrap_err().to_string(), "policy unreadable");
 }
@@ -483,7 +435,7 @@ fn batches_are_one_trace_entry_under_the_first_members_tier_and_never_cross_into
     let (engine, _) = engine();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
-    engine.seat_first(plugin(
+    engine.seat_first(plugin_on(
         "sec",
         Tier::Prepend,
         "prompt.section",
@@ -529,7 +481,7 @@ fn filters_narrow_by_event_fields_and_prefix_patterns_match() {
             .filter(filter),
         ),
     );
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "c",
         Tier::User,
         "classic.*",
@@ -554,7 +506,7 @@ fn next_origin_is_the_raiser() {
     let (engine, _) = engine();
     let seen = Arc::new(Mutex::new(None));
     let s = seen.clone();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "org",
         Tier::Prepend,
         "env.set",
@@ -584,7 +536,7 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
     let (engine, rec) = engine();
     // Two slow links at settings.read, each within its own 200 ms timeout...
     for id in ["slow1", "slow2"] {
-        engine.seat(plugin(
+        engine.seat(plugin_on(
             id,
             Tier::Append,
             "settings.read",
@@ -595,7 +547,7 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
         ));
     }
     // ...and a hook that reads settings through them: 240 ms in all, none of it its own.
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "reader",
         Tier::Prepend,
         "prompt.section",
@@ -611,7 +563,7 @@ fn time_spent_in_events_a_hook_raises_is_not_its_own() {
         },
     ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
-    assert_eq!(a["text"], "read", "{:?}", rec.log.lock().unwrap());
+    assert_eq!(a["text"], "read", "{:?}", rec.lines());
 }
 
 /// A managed hook that continues past the user tier and records `next.trace`.
@@ -644,32 +596,42 @@ fn next_to_skips_only_the_tiers_between_the_callers_and_the_target() {
     // run, in order, and the skip holds for the rest of that run.
     let (engine, _) = engine();
     let trace = Arc::new(Mutex::new(Vec::new()));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "guard",
         Tier::Prepend,
         "prompt.section",
         past_users_recording(trace.clone()),
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "org-a",
         Tier::Prepend,
         "prompt.section",
         tagger("org-a"),
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "org-b",
         Tier::Prepend,
         "prompt.section",
         tagger("org-b"),
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "person",
         Tier::User,
         "prompt.section",
         tagger("person"),
     ));
-    engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
-    engine.seat(plugin("bi", Tier::Builtin, "prompt.section", tagger("bi")));
+    engine.seat(plugin_on(
+        "app",
+        Tier::Append,
+        "prompt.section",
+        tagger("app"),
+    ));
+    engine.seat(plugin_on(
+        "bi",
+        Tier::Builtin,
+        "prompt.section",
+        tagger("bi"),
+    ));
     let a = raise(&engine, "prompt.section", json!({})).unwrap();
     assert_eq!(
         a["text"], "org-a(org-b(app(bi(core))))",
@@ -699,19 +661,29 @@ fn next_to_builtin_from_append_skips_the_rest_of_append_only_if_between() {
     // From `append`, `to(builtin)` skips nothing strictly between: the other append
     // links still run. From `prepend`, `to(core)` skips user, append and builtin.
     let (engine, _) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "a1",
         Tier::Append,
         "prompt.section",
         |_cx: Cx, e: Event, next: Next| async move { Ok(next.to(e, Tier::Builtin).await?) },
     ));
-    engine.seat(plugin("a2", Tier::Append, "prompt.section", tagger("a2")));
-    engine.seat(plugin("bi", Tier::Builtin, "prompt.section", tagger("bi")));
+    engine.seat(plugin_on(
+        "a2",
+        Tier::Append,
+        "prompt.section",
+        tagger("a2"),
+    ));
+    engine.seat(plugin_on(
+        "bi",
+        Tier::Builtin,
+        "prompt.section",
+        tagger("bi"),
+    ));
     assert_eq!(
         raise(&engine, "prompt.section", json!({})).unwrap()["text"],
         "a2(bi(core))"
     );
-    engine.seat_first(plugin(
+    engine.seat_first(plugin_on(
         "p",
         Tier::Prepend,
         "prompt.section",
@@ -726,7 +698,7 @@ fn next_to_builtin_from_append_skips_the_rest_of_append_only_if_between() {
 #[test]
 fn a_batch_beneath_runs_only_its_members_whose_tier_is_not_skipped() {
     let (engine, _) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "guard",
         Tier::Prepend,
         "prompt.section",
@@ -748,19 +720,24 @@ fn a_batch_beneath_runs_only_its_members_whose_tier_is_not_skipped() {
 fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
     // SPEC §3.9 [decision]: plugin.register for an org module, with the user tier skipped.
     let (engine, _) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "org",
         Tier::Prepend,
         "prompt.section",
         tagger("org"),
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "person",
         Tier::User,
         "prompt.section",
         tagger("person"),
     ));
-    engine.seat(plugin("app", Tier::Append, "prompt.section", tagger("app")));
+    engine.seat(plugin_on(
+        "app",
+        Tier::Append,
+        "prompt.section",
+        tagger("app"),
+    ));
     let e = Event::from_value("prompt.section", json!({}));
     let a = engine
         .raise_blocking(Raise::new(e).skipping(&[Tier::User]))
@@ -768,7 +745,7 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
     assert_eq!(a["text"], "org(app(core))");
     // every hooked link skipped: the core answers directly
     let (engine, rec) = self::engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "person",
         Tier::User,
         "prompt.section",
@@ -779,7 +756,7 @@ fn raise_skipping_passes_over_a_tier_for_the_whole_run() {
         .raise_blocking(Raise::new(e).skipping(&[Tier::User]))
         .unwrap();
     assert_eq!(a["text"], "core");
-    assert_eq!(*rec.core_calls.lock().unwrap(), 1);
+    assert_eq!(rec.calls(), 1);
 }
 
 #[test]
@@ -787,7 +764,7 @@ fn the_core_answers_one_question_once_per_raise() {
     // SPEC §3.6 step 5 [decision]: the re-run past the user tier reuses the core's
     // verdict, so a classic hook inside the core runs once per tool call.
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "guard",
         Tier::Prepend,
         "tool.check",
@@ -796,7 +773,7 @@ fn the_core_answers_one_question_once_per_raise() {
             Ok(next.to(e, Tier::Append).await?)
         },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "yes",
         Tier::User,
         "tool.check",
@@ -812,11 +789,7 @@ fn the_core_answers_one_question_once_per_raise() {
     )
     .unwrap();
     assert_eq!(a["decision"], "deny");
-    assert_eq!(
-        *rec.core_calls.lock().unwrap(),
-        1,
-        "the core ran once in this raise"
-    );
+    assert_eq!(rec.calls(), 1, "the core ran once in this raise");
     // a second raise is a new question
     raise(
         &engine,
@@ -824,7 +797,7 @@ fn the_core_answers_one_question_once_per_raise() {
         json!({"tool": "Bash", "input": {}, "tool_use_id": "t"}),
     )
     .unwrap();
-    assert_eq!(*rec.core_calls.lock().unwrap(), 2);
+    assert_eq!(rec.calls(), 2);
 }
 
 #[test]
@@ -832,7 +805,7 @@ fn a_pinned_field_left_out_is_put_back() {
     // SPEC §1.2 [decision]: leaving a pinned field out is no pin break; the engine puts
     // it back, so the rest of the chain sees the pinned value.
     let (engine, rec) = engine();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "dropper",
         Tier::User,
         "env.get",
@@ -843,12 +816,12 @@ fn a_pinned_field_left_out_is_put_back() {
     ));
     let a = raise(&engine, "env.get", json!({"name": "LD_PRELOAD"})).unwrap();
     assert_eq!(a["seen"]["name"], "LD_PRELOAD");
-    assert!(rec.log.lock().unwrap().is_empty(), "no failure was logged");
+    assert!(rec.lines().is_empty(), "no failure was logged");
     // tool.check pins every field: one left out is put back as well
     let (engine, _) = self::engine();
     let seen = Arc::new(Mutex::new(None));
     let s = seen.clone();
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "dropper",
         Tier::User,
         "tool.check",
@@ -857,7 +830,7 @@ fn a_pinned_field_left_out_is_put_back() {
             Ok(next.run(e).await?)
         },
     ));
-    engine.seat(plugin(
+    engine.seat(plugin_on(
         "watcher",
         Tier::Append,
         "tool.check",
@@ -931,7 +904,7 @@ fn engine_lines_write_supplied_strings_escaped() {
         },
     )));
     raise(&engine, "prompt.section", json!({})).unwrap();
-    let log = rec.log.lock().unwrap().clone();
+    let log = rec.lines();
     assert_eq!(log.len(), 1);
     assert_eq!(
         log[0].1,

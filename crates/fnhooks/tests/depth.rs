@@ -4,9 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use fnhooks::testing::info;
 use fnhooks::{
     Answer, Catalogue, Channel, Core, Cx, Engine, Event, EventType, HookError, Next, Pins, Plugin,
-    PluginInfo, Registration, Tier, MAX_RAISE_DEPTH,
+    Registration, Tier, MAX_RAISE_DEPTH,
 };
 use futures::future::BoxFuture;
 use proptest::prelude::*;
@@ -76,16 +77,6 @@ fn engine() -> (Engine, Arc<NestingCore>) {
         Engine::new(core.clone(), catalogue(), Duration::from_secs(30)),
         core,
     )
-}
-
-fn info(name: &str, tier: Tier) -> PluginInfo {
-    PluginInfo {
-        id: format!("{name}@t"),
-        name: name.to_owned(),
-        tier,
-        worker: None,
-        source: None,
-    }
 }
 
 /// A hook that raises `event` through its `cx` and answers `{levels}`: one more than

@@ -5,10 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use fnhooks::{
-    Answer, Catalogue, Channel, Core, Cx, Engine, Event, HookError, Next, Plugin, PluginInfo,
-    Registration, Tier,
-};
+use fnhooks::testing::{info, passes, Recorder};
+use fnhooks::{Catalogue, Cx, Engine, Event, HookError, Next, Plugin, Registration, Tier};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use pretty_assertions::assert_eq;
@@ -17,35 +15,23 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
-/// A core that answers `{"depth": 0, "id": <the event's id>}`, keeps the fields of the
-/// last event it saw, counts its calls and keeps the engine's lines.
-#[derive(Default)]
-struct Keeper {
-    seen: Mutex<Option<Arc<Map<String, Value>>>>,
-    calls: Mutex<u32>,
-    log: Mutex<Vec<String>>,
-}
-
-impl Core for Keeper {
-    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
-        *self.seen.lock().unwrap() = Some(Arc::clone(&e.fields));
-        *self.calls.lock().unwrap() += 1;
+/// A core that answers `{"depth": 0, "id": <the event's id>}`, and records the events
+/// that reached it and the engine's lines.
+fn engine() -> (Engine, Arc<Recorder>) {
+    let core = Recorder::new(|e| {
         let id = e.fields.get("id").cloned().unwrap_or(Value::Null);
-        Box::pin(async move { Ok(json!({"depth": 0, "id": id}).into()) })
-    }
-    fn engine_log(&self, _channel: Channel, line: String) {
-        self.log.lock().unwrap().push(line);
-    }
-}
-
-fn engine() -> (Engine, Arc<Keeper>) {
-    let core = Arc::new(Keeper::default());
+        json!({"depth": 0, "id": id})
+    });
     let engine = Engine::new(core.clone(), Catalogue::new(), Duration::from_millis(500));
     (engine, core)
 }
 
-fn info(id: &str, tier: Tier) -> PluginInfo {
-    PluginInfo::new(format!("{id}@t"), id, tier)
+/// The fields of the last event that reached `core`.
+fn last_seen(core: &Recorder) -> Arc<Map<String, Value>> {
+    core.reached()
+        .last()
+        .map(|e| Arc::clone(&e.fields))
+        .unwrap()
 }
 
 /// A hook that counts itself into the answer's `depth`.
@@ -87,20 +73,15 @@ fn seat(engine: &Engine, id: &str, tier: Tier, hook: impl fnhooks::Hook) {
 
 /// Raises the section, traced; answers its answer after checking that the outermost
 /// link did not fail (the engine's lines say why when it did).
-fn answered_without_failing(engine: &Engine, core: &Keeper) -> fnhooks::Reply {
+fn answered_without_failing(engine: &Engine, core: &Recorder) -> fnhooks::Reply {
     let (a, trace) = futures::executor::block_on(engine.raise_traced(section()));
     assert_eq!(
         trace.first().and_then(|t| t.failure),
         None,
         "{:?}",
-        core.log.lock().unwrap()
+        core.line_texts()
     );
     a.unwrap()
-}
-
-/// A hook that hands on what it gets.
-fn passer(_cx: Cx, e: Event, n: Next) -> BoxFuture<'static, fnhooks::HookResult> {
-    Box::pin(async move { Ok(n.run(e).await?) })
 }
 
 /// A hook that sets the answer's `depth` to 7.
@@ -135,15 +116,14 @@ fn a_chain_of_100000_links_runs_on_a_default_stack() {
 fn a_pass_through_chain_hands_the_core_the_very_fields_raised() {
     let (engine, core) = engine();
     for id in ["a", "b", "c"] {
-        engine.seat(Plugin::new(info(id, Tier::User)).with(Registration::on(
-            "prompt.section",
-            |_cx: Cx, e: Event, n: Next| async move { n.run(e).await.map_err(HookError::from) },
-        )));
+        engine.seat(
+            Plugin::new(info(id, Tier::User)).with(Registration::on("prompt.section", passes())),
+        );
     }
     let raised = section();
     let fields = Arc::clone(&raised.fields);
     engine.raise_blocking(raised).unwrap();
-    let seen = core.seen.lock().unwrap().clone().unwrap();
+    let seen = last_seen(&core);
     assert!(Arc::ptr_eq(&seen, &fields), "no link copied the fields");
 }
 
@@ -162,7 +142,7 @@ fn a_hook_that_writes_a_field_writes_its_own_copy() {
     let raised = section();
     let fields = Arc::clone(&raised.fields);
     engine.raise_blocking(raised).unwrap();
-    let seen = core.seen.lock().unwrap().clone().unwrap();
+    let seen = last_seen(&core);
     assert_eq!(seen["id"], "rewritten");
     assert_eq!(fields["id"], "x", "the raiser's fields are untouched");
 }
@@ -207,11 +187,7 @@ fn two_next_calls_at_once_both_answer() {
     seat(&engine, "below", Tier::Append, counting);
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a, json!({"a": 1, "b": 1}));
-    assert_eq!(
-        *core.calls.lock().unwrap(),
-        2,
-        "two events, two core answers"
-    );
+    assert_eq!(core.calls(), 2, "two events, two core answers");
 }
 
 #[test]
@@ -242,11 +218,7 @@ fn a_next_dropped_halfway_stops_the_rest_of_the_chain() {
     );
     let a = engine.raise_blocking(section()).unwrap();
     assert_eq!(a, json!({"gave_up": true}));
-    assert_eq!(
-        *core.calls.lock().unwrap(),
-        0,
-        "nothing ran past the dropped next"
-    );
+    assert_eq!(core.calls(), 0, "nothing ran past the dropped next");
 }
 
 #[test]
@@ -268,7 +240,7 @@ fn a_next_kept_past_its_hooks_answer_runs_nothing() {
     let late = futures::executor::block_on(next.run(section()));
     assert!(late.is_err(), "{late:?}");
     assert!(next.trace().is_empty());
-    assert_eq!(*core.calls.lock().unwrap(), 0);
+    assert_eq!(core.calls(), 0);
 }
 
 #[test]
@@ -296,7 +268,7 @@ fn handed_on_unchanged_tells_a_pass_through_run_from_one_with_a_rewrite() {
     let (engine, _) = engine();
     let (outer, seen) = observer(Next::handed_on_unchanged);
     engine.seat(outer);
-    seat(&engine, "passer", Tier::User, passer);
+    seat(&engine, "passer", Tier::User, passes());
     engine.raise_blocking(section()).unwrap();
     // A rewrite of the same value (equal, but written) is a rewrite too.
     engine.seat(
@@ -332,9 +304,9 @@ fn trace_of_changes_copies_only_the_entries_that_changed_something() {
     w1.worker = Some("shared".into());
     let mut w2 = info("w2", Tier::User);
     w2.worker = Some("shared".into());
-    engine.seat(Plugin::new(w1).with(Registration::on("prompt.section", passer)));
+    engine.seat(Plugin::new(w1).with(Registration::on("prompt.section", passes())));
     engine.seat(Plugin::new(w2).with(Registration::on("prompt.section", rewriter)));
-    seat(&engine, "a", Tier::Append, passer);
+    seat(&engine, "a", Tier::Append, passes());
     seat(&engine, "b", Tier::Builtin, rewriter);
     engine.raise_blocking(section()).unwrap();
     // trace(): the batch, a, b, the core (4 entries); changed: the batch (w1 and w2)
@@ -547,7 +519,7 @@ fn the_driver_times_a_hook_unless_it_meters_its_own_time() {
             assert_eq!(*a, json!({"waited": true}));
         } else {
             assert_eq!(a["depth"], json!(0), "{a}");
-            let log = core.log.lock().unwrap().clone();
+            let log = core.line_texts();
             assert!(log.iter().any(|l| l.contains("(timeout)")), "{log:?}");
         }
     }

@@ -1,8 +1,9 @@
 //! A hook's own door, typed hooks and the typed core (SPEC §1.1, §1.2, §1.5, §1.7b).
 
+use fnhooks::testing::info;
 use fnhooks::{
     Catalogue, ChainError, Channel, Cx, Engine, Event, EventType, FailureKind, HookError, Next,
-    Origin, Pins, Plugin, PluginInfo, Raise, Registration, Router, Tier, TypedNext,
+    Origin, Pins, Plugin, Raise, Registration, Router, Tier, TypedNext,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -26,16 +27,6 @@ impl EventType for Greet {
     const PINS: Pins = Pins::Fields(&["name"]);
     type Input = Name;
     type Output = Text;
-}
-
-fn info(id: &str, tier: Tier) -> PluginInfo {
-    PluginInfo {
-        id: format!("{id}@t"),
-        name: id.to_owned(),
-        tier,
-        worker: None,
-        source: None,
-    }
 }
 
 type Lines = Arc<Mutex<Vec<(Channel, String)>>>;

@@ -2,7 +2,7 @@
 
 use sec_default::fold::{fold as fold_name, folds_to_nothing};
 
-use crate::{shown, Outcome, MAX_INPUT};
+use crate::{finding, shown, Outcome, MAX_INPUT};
 
 /// Target `fold`: `data` (lossily decoded when it is not UTF-8) as a name.
 ///
@@ -21,7 +21,7 @@ pub fn fold(data: &[u8]) -> Outcome {
     }
     let s = String::from_utf8_lossy(data);
     let folded = fold_name(&s);
-    let fail = |what: &str| Err(format!("{what}: fold({}) = {}", shown(&s), shown(&folded)));
+    let fail = |what: &str| Err(finding!("{what}: fold({}) = {}", shown(&s), shown(&folded)));
     if let Some(c) = folded
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_'))

@@ -4,7 +4,7 @@
 use policy::json;
 use serde_json::Value;
 
-use crate::{shown_bytes, Outcome, MAX_INPUT};
+use crate::{finding, shown_bytes, Outcome, MAX_INPUT};
 
 /// Every pointer of `value` (RFC 6901), the root's included.
 fn pointers(value: &Value, at: &mut String, out: &mut Vec<String>) {
@@ -70,20 +70,20 @@ pub fn json_positions(data: &[u8]) -> Outcome {
     let doc = match (expected, parsed) {
         (Err(_), Err(_)) => return Ok(()),
         (Ok(_), Err(e)) => {
-            return Err(format!(
+            return Err(finding!(
                 "serde_json accepts but json::parse refuses ({}): {}",
                 e.message,
                 shown_bytes(data)
             ))
         }
         (Err(e), Ok(_)) => {
-            return Err(format!(
+            return Err(finding!(
                 "serde_json refuses ({e}) but json::parse accepts: {}",
                 shown_bytes(data)
             ))
         }
         (Ok(v), Ok(doc)) if v != doc.value => {
-            return Err(format!("another value: {}", shown_bytes(data)))
+            return Err(finding!("another value: {}", shown_bytes(data)))
         }
         (Ok(_), Ok(doc)) => doc,
     };
@@ -93,13 +93,13 @@ pub fn json_positions(data: &[u8]) -> Outcome {
     let found = doc.positions_of(&refs);
     for p in &all {
         let Some(at) = found.get(p) else {
-            return Err(format!("pointer {p:?} not found in {}", shown_bytes(data)));
+            return Err(finding!("pointer {p:?} not found in {}", shown_bytes(data)));
         };
         if p.is_empty() {
             continue;
         }
         let Some(byte) = offset_of(data, *at).and_then(|o| data.get(o)) else {
-            return Err(format!(
+            return Err(finding!(
                 "{p:?} at {at:?}, outside the input {}",
                 shown_bytes(data)
             ));
@@ -115,7 +115,7 @@ pub fn json_positions(data: &[u8]) -> Outcome {
             *byte == b'"'
         };
         if !ok {
-            return Err(format!(
+            return Err(finding!(
                 "{p:?} at {at:?} starts at {:?}: {}",
                 char::from(*byte),
                 shown_bytes(data)
@@ -124,7 +124,10 @@ pub fn json_positions(data: &[u8]) -> Outcome {
     }
     for d in &doc.duplicates {
         if d.first >= d.last || d.pointer.is_empty() {
-            return Err(format!("duplicate {d:?} is wrong in {}", shown_bytes(data)));
+            return Err(finding!(
+                "duplicate {d:?} is wrong in {}",
+                shown_bytes(data)
+            ));
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 mod fold_target;
 mod json_target;
+mod prescan_target;
 mod rules;
 mod scenario_target;
 mod settings;
@@ -10,6 +11,7 @@ mod shell;
 
 pub use fold_target::fold;
 pub use json_target::json_positions;
+pub use prescan_target::mod_prescan;
 pub use rules::permission_rule;
 pub use scenario_target::{scenario_file, SCENARIO_FILE};
 pub use settings::{managed_mcp, managed_settings, SEPARATOR};
@@ -19,8 +21,29 @@ pub use shell::shell_split;
 pub const MAX_INPUT: usize = 64 * 1024;
 
 /// What a body says of one input: `Ok(())` when the oracle holds, `Err` with
-/// a description of the finding (and the input, shortened) when it does not.
-pub type Outcome = Result<(), String>;
+/// the [`Finding`] when it does not.
+pub type Outcome = Result<(), Finding>;
+
+/// What a body found when its oracle did not hold: a description of the finding and
+/// the input, shortened (or a harness failure, said as `harness: ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding(pub String);
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Finding {}
+
+/// A [`Finding`] of the text `format!` makes of its arguments.
+macro_rules! finding {
+    ($($arg:tt)*) => {
+        $crate::Finding(format!($($arg)*))
+    };
+}
+pub(crate) use finding;
 
 /// A body by its target name.
 pub type Body = fn(&[u8]) -> Outcome;
@@ -35,6 +58,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("shell_split", shell_split),
     ("fold", fold),
     ("json_positions", json_positions),
+    ("mod_prescan", mod_prescan),
 ];
 
 /// `text` for a finding's message: debug-quoted, cut to 400 characters.

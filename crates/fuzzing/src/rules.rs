@@ -5,7 +5,7 @@ use permissions::Decision;
 use permissions::{decide, Behavior, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::{json, Value};
 
-use crate::{shown, Outcome, MAX_INPUT};
+use crate::{finding, shown, Outcome, MAX_INPUT};
 
 /// The working directory and home of the facts the bodies decide with.
 pub(crate) const CWD: &str = "/home/dev/repo";
@@ -96,7 +96,7 @@ pub fn permission_rule(data: &[u8]) -> Outcome {
                 .iter()
                 .any(|w| w.rule == rule && w.reason.contains("not a rule"))
         {
-            return Err(format!(
+            return Err(finding!(
                 "{} names no tool, but it was kept or dropped without a warning",
                 shown(rule)
             ));
@@ -104,7 +104,7 @@ pub fn permission_rule(data: &[u8]) -> Outcome {
         return Ok(());
     }
     if !kept {
-        return Err(format!(
+        return Err(finding!(
             "the managed deny rule {} is not in the rule set (warnings: {:?})",
             shown(rule),
             warnings.iter().map(ToString::to_string).collect::<Vec<_>>()
@@ -125,7 +125,7 @@ pub fn permission_rule(data: &[u8]) -> Outcome {
     for input in &inputs {
         let verdict = decide(&rules, &Question { tool, input }, &facts);
         if verdict.decision != Decision::Deny {
-            return Err(format!(
+            return Err(finding!(
                 "the managed deny rule {} does not parse, yet a call of {tool} with {input} is {:?}, not denied (warnings: {:?})",
                 shown(rule),
                 verdict.decision,

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::{shown, Outcome, MAX_INPUT};
+use crate::{finding, shown, Outcome, MAX_INPUT};
 
 /// The file name the scenario text is loaded as (it names no real file, so a
 /// relative `$dir` resolves to a folder that does not exist).
@@ -29,7 +29,7 @@ pub fn scenario_file(data: &[u8]) -> Outcome {
             if message.contains(SCENARIO_FILE) {
                 Ok(())
             } else {
-                Err(format!(
+                Err(finding!(
                     "load_str failed with an error that does not name the file {SCENARIO_FILE}: {}; input {}",
                     shown(&message),
                     shown(&text)

@@ -9,7 +9,7 @@ use policy::{
 };
 use serde_json::Value;
 
-use crate::{shown, shown_bytes, Outcome, MAX_INPUT};
+use crate::{finding, shown, shown_bytes, Outcome, MAX_INPUT};
 
 /// The byte that splits a `managed_settings` input into a base file and a
 /// drop-in (NUL: it never occurs in JSON text, so a valid pair stays valid).
@@ -55,7 +55,7 @@ pub fn managed_settings(data: &[u8]) -> Outcome {
 
 /// Writes the files given into a fresh managed folder and checks one read.
 fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
-    let dir = tempfile::tempdir().map_err(|e| format!("harness: no temp folder: {e}"))?;
+    let dir = tempfile::tempdir().map_err(|e| finding!("harness: no temp folder: {e}"))?;
     let mut written: Vec<(PathBuf, &[u8])> = Vec::new();
     if let Some(bytes) = base {
         let path = dir.path().join(SETTINGS_FILE);
@@ -64,7 +64,7 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
     }
     if let Some(bytes) = drop_in {
         let folder = dir.path().join(DROP_IN_DIR);
-        fs::create_dir(&folder).map_err(|e| format!("harness: {}: {e}", folder.display()))?;
+        fs::create_dir(&folder).map_err(|e| finding!("harness: {}: {e}", folder.display()))?;
         let path = folder.join(DROP_IN_NAME);
         write(&path, bytes)?;
         written.push((path, bytes));
@@ -83,13 +83,13 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
         Err(e) => {
             let message = e.to_string();
             let Some((bad, _)) = first_bad else {
-                return Err(format!(
+                return Err(finding!(
                     "read_policy failed ({message}) though every file is a JSON object: {}",
                     what()
                 ));
             };
             if e.path() != bad.as_path() {
-                return Err(format!(
+                return Err(finding!(
                     "read_policy failed about {} but the first file that is not a JSON object is {}: {message}; {}",
                     e.path().display(),
                     bad.display(),
@@ -97,7 +97,7 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
                 ));
             }
             if !message.contains(&bad.display().to_string()) {
-                return Err(format!(
+                return Err(finding!(
                     "the PolicyError's Display does not name the file {}: {message}; {}",
                     bad.display(),
                     what()
@@ -107,7 +107,7 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
         }
         Ok(policy) => {
             if let Some((bad, _)) = first_bad {
-                return Err(format!(
+                return Err(finding!(
                     "read_policy succeeded though {} is not a JSON object: {}",
                     bad.display(),
                     what()
@@ -127,7 +127,7 @@ fn check_settings_read(base: Option<&[u8]>, drop_in: Option<&[u8]>) -> Outcome {
                 ] {
                     let written_rules = rule_strings(permissions.and_then(|p| p.get(key)), lone);
                     if let Some(lost) = written_rules.iter().find(|r| !read.contains(r)) {
-                        return Err(format!(
+                        return Err(finding!(
                             "the {key} rule {} of {} is not in the read's {key} list {read:?}: {}",
                             shown(lost),
                             path.display(),
@@ -160,11 +160,11 @@ pub fn managed_mcp(data: &[u8]) -> Outcome {
     if data.len() > MAX_INPUT {
         return Ok(());
     }
-    let dir = tempfile::tempdir().map_err(|e| format!("harness: no temp folder: {e}"))?;
+    let dir = tempfile::tempdir().map_err(|e| finding!("harness: no temp folder: {e}"))?;
     write(&dir.path().join(MCP_FILE), data)?;
     let policy =
         read_policy(&ManagedLocation::Explicit(dir.path().to_path_buf())).map_err(|e| {
-            format!(
+            finding!(
                 "read_policy failed on a managed-mcp.json alone: {e}; input {}",
                 shown_bytes(data)
             )
@@ -173,7 +173,7 @@ pub fn managed_mcp(data: &[u8]) -> Outcome {
     let marked =
         policy.settings.get(keys::MANAGED_MCP_SERVERS_UNREADABLE) == Some(&Value::Bool(true));
     if marked != typed.managed_mcp_servers_unreadable {
-        return Err(format!(
+        return Err(finding!(
             "the settings say managedMcpServersUnreadable = {marked} but the typed view says {}; input {}",
             typed.managed_mcp_servers_unreadable,
             shown_bytes(data)
@@ -187,22 +187,22 @@ pub fn managed_mcp(data: &[u8]) -> Outcome {
         _ => None,
     };
     match servers {
-        None if !marked => Err(format!(
+        None if !marked => Err(finding!(
             "managed-mcp.json is not an object with an `mcpServers` object, yet the read did not mark managedMcpServersUnreadable (names {:?}); input {}",
             typed.managed_mcp_servers,
             shown_bytes(data)
         )),
-        None if !typed.managed_mcp_servers.is_empty() => Err(format!(
+        None if !typed.managed_mcp_servers.is_empty() => Err(finding!(
             "managed-mcp.json cannot be read whole, yet the read names servers {:?}; input {}",
             typed.managed_mcp_servers,
             shown_bytes(data)
         )),
         None => Ok(()),
-        Some(_) if marked => Err(format!(
+        Some(_) if marked => Err(finding!(
             "managed-mcp.json is an object with an `mcpServers` object, yet the read marked managedMcpServersUnreadable; input {}",
             shown_bytes(data)
         )),
-        Some(names) if names != typed.managed_mcp_servers => Err(format!(
+        Some(names) if names != typed.managed_mcp_servers => Err(finding!(
             "the read names {:?} but the file's mcpServers are {names:?}; input {}",
             typed.managed_mcp_servers,
             shown_bytes(data)
@@ -212,7 +212,7 @@ pub fn managed_mcp(data: &[u8]) -> Outcome {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Outcome {
-    fs::write(path, bytes).map_err(|e| format!("harness: {}: {e}", path.display()))
+    fs::write(path, bytes).map_err(|e| finding!("harness: {}: {e}", path.display()))
 }
 
 /// Whether `serde_json` reads `bytes` as a JSON object.

@@ -6,7 +6,7 @@ use permissions::{decide, Question, RuleSet, SessionFacts, SettingsSource};
 use serde_json::json;
 
 use crate::rules::{CWD, HOME};
-use crate::{shown, Outcome, MAX_INPUT};
+use crate::{finding, shown, Outcome, MAX_INPUT};
 
 /// Target `shell_split`: `data` (lossily decoded when it is not UTF-8) as a
 /// `Bash` command, under a policy that allows `Bash` and `Bash(*)` and denies
@@ -56,21 +56,21 @@ pub fn shell_split(data: &[u8]) -> Outcome {
         return Ok(());
     }
     if !parsed.parsed {
-        return Err(format!(
+        return Err(finding!(
             "a command parse_command cannot parse is allowed (rule {:?}): {}",
             verdict.rule,
             shown(command)
         ));
     }
     if parsed.parts.iter().any(|p| p.runs_anything) {
-        return Err(format!(
+        return Err(finding!(
             "a command that may run any program is allowed under a Bash(rm:*) deny (rule {:?}): {}",
             verdict.rule,
             shown(command)
         ));
     }
     if let Some(e) = refused {
-        return Err(format!(
+        return Err(finding!(
             "a command split refuses ({e}) is allowed (rule {:?}): {}",
             verdict.rule,
             shown(command)
@@ -95,7 +95,7 @@ pub fn shell_split(data: &[u8]) -> Outcome {
             .chain(form_heads)
             .find(|p| basename(p) == "rm")
         {
-            return Err(format!(
+            return Err(finding!(
                 "an allowed command runs rm (program {}, part {}) despite the deny rule Bash(rm:*): {}",
                 shown(program),
                 shown(&part.raw),

@@ -238,7 +238,9 @@ fn drive(target: &str, body: Body, seeds: &[Vec<u8>], strategy: BoxedStrategy<Ve
         config.cases
     );
     let mut runner = TestRunner::new(config);
-    let result = runner.run(&strategy, |data| body(&data).map_err(TestCaseError::fail));
+    let result = runner.run(&strategy, |data| {
+        body(&data).map_err(|f| TestCaseError::fail(f.0))
+    });
     if let Err(e) = result {
         panic!("{target}: {e}");
     }
@@ -888,6 +890,61 @@ fn fold() {
     drive("fold", fuzzing::fold, &seeds, strategy);
 }
 
+/// The module files of the examples and of `shared/`: JavaScript and TypeScript.
+#[allow(clippy::unwrap_used)]
+fn mod_prescan_seeds() -> Vec<Vec<u8>> {
+    let exts = &[".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+    let mut seeds = Vec::new();
+    for root in [examples(), shared()] {
+        for path in files(&root, exts) {
+            seeds.push(fs::read(path).unwrap());
+        }
+    }
+    dedup(seeds)
+}
+
+/// Tokens of JavaScript, TypeScript and JSX where the scan's tokenizer has to agree
+/// with oxc's lexer: brackets, templates, comments and line terminators, `/` and `<`
+/// that fork it, keywords that nest statements, escapes in identifiers.
+const JS_TOKENS: &[&str] = &[
+    "(", ")", "[", "]", "{", "}", "`", "${", "'", "\"", "\\", "/", "/=", "//", "/*", "*/", "<",
+    ">", "</", "/>", "<a>", "</a>", "<T,>", "=>", "?.", "?", ":", "!", "=", "**", "++", ",", ";",
+    ".", "...", "@", "#", "\n", "\r", "\u{2028}", "\u{2029}", " ", "x", "1", "if", "else", "for",
+    "while", "do", "with", "return", "typeof", "await", "yield", "new", "keyof", "extends", "type",
+    "let", "\\u0069f", "\\u{69}f", "<!--", "-->", "\u{feff}", "\u{0}",
+];
+
+#[test]
+fn mod_prescan() {
+    let seeds = mod_prescan_seeds();
+    let tokens = prop::collection::vec(prop::sample::select(JS_TOKENS), 0..64)
+        .prop_map(|parts| parts.concat().into_bytes());
+    // Nesting at the cap: one opener repeated about 2,000 times, then its closers.
+    const NESTS: &[(&str, &str)] = &[
+        ("(", ")"),
+        ("[", "]"),
+        ("{", "}"),
+        ("`${", "}`"),
+        ("-", ""),
+        ("!", ""),
+        ("a.", "b"),
+        ("a=", "b"),
+        ("if(a)", ";"),
+        ("x=>", "x"),
+    ];
+    let deep = (prop::sample::select(NESTS), 1990usize..2010).prop_map(|((open, close), n)| {
+        format!("{}x{}", open.repeat(n), close.repeat(n)).into_bytes()
+    });
+    let strategy = prop_oneof![
+        1 => raw_bytes(),
+        4 => tokens.boxed(),
+        1 => deep.boxed(),
+        3 => mutated(seeds.clone(), JS_TOKENS),
+    ]
+    .boxed();
+    drive("mod_prescan", fuzzing::mod_prescan, &seeds, strategy);
+}
+
 /// Every target has a regression folder, and every body is listed.
 #[test]
 fn every_target_has_a_regression_folder() {
@@ -895,7 +952,7 @@ fn every_target_has_a_regression_folder() {
         let dir = crate_dir().join("tests/regressions").join(name);
         assert!(dir.is_dir(), "missing {}", dir.display());
     }
-    assert_eq!(fuzzing::TARGETS.len(), 7);
+    assert_eq!(fuzzing::TARGETS.len(), 8);
 }
 
 /// Writes each target's real inputs (and its regression seeds) as a seed
@@ -908,7 +965,7 @@ fn export_seeds() {
     let root = std::env::var_os("FUZZ_SEED_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir().join("../../fuzz/corpus"));
-    let all: [(&str, Vec<Vec<u8>>); 7] = [
+    let all: [(&str, Vec<Vec<u8>>); 8] = [
         ("managed_settings", managed_settings_seeds()),
         ("managed_mcp", managed_mcp_seeds()),
         ("scenario_file", scenario_file_seeds()),
@@ -916,6 +973,7 @@ fn export_seeds() {
         ("shell_split", shell_split_seeds()),
         ("fold", fold_seeds()),
         ("json_positions", json_positions_seeds()),
+        ("mod_prescan", mod_prescan_seeds()),
     ];
     for (target, mut seeds) in all {
         seeds.extend(regressions(target).into_iter().map(|(_, b)| b));

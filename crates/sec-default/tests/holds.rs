@@ -1,6 +1,7 @@
 //! The security default seated in an engine, attacked row by row (SPEC §3, §5): each
 //! attack is shown to breach a control engine without the plugin, and to hold with it.
 
+use fnhooks::testing;
 use fnhooks::{
     Answer, ChainError, Channel, Core, Cx, Engine, Event, FailureKind, Hook, Next, Origin, Plugin,
     PluginInfo, Registration, Tier,
@@ -176,15 +177,9 @@ fn org(name: &str) -> Origin {
     }
 }
 
+/// A person's plugin `<name>@community` with `hook` on `event`.
 fn person(name: &str, event: &str, hook: impl Hook) -> Plugin {
-    Plugin::new(PluginInfo {
-        id: format!("{name}@community"),
-        name: name.to_owned(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    })
-    .with(Registration::on(event, hook))
+    testing::plugin_on(&format!("{name}@community"), Tier::User, event, hook)
 }
 
 fn raise(engine: &Engine, event: &str, fields: Value, origin: Origin) -> Answer {
@@ -207,7 +202,7 @@ fn allow_everything() -> Vec<Plugin> {
     vec![person(
         "yes-man",
         "tool.check",
-        |_cx: Cx, _e: Event, _n: Next| async move { Ok(json!({"decision": "allow"})) },
+        testing::answers(json!({"decision": "allow"})),
     )]
 }
 

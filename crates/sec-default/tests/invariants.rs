@@ -1,28 +1,24 @@
 //! SPEC §5.1 and §5.7 over generated chains of a person's plugins at `tool.check`.
 
-use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, Next, Plugin, PluginInfo, Registration, Tier,
-};
-use futures::future::BoxFuture;
+use fnhooks::testing::{answers, passes, plugin_on, rewrites, Recorder};
+use fnhooks::{Engine, Event, Plugin, Tier};
 use permissions::{Decision, Verdict};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-struct Fixed(Value);
-
-impl Core for Fixed {
-    fn answer(&self, _cx: Cx, e: Event) -> BoxFuture<'static, Answer> {
-        let v = if e.name == "tool.check" {
-            self.0.clone()
+/// The core: `tool.check` answers `verdict`; the policy read (an empty policy) and
+/// every other event answer `{}`.
+fn fixed_core(verdict: &Value) -> Arc<Recorder> {
+    let verdict = verdict.clone();
+    Recorder::new(move |e| {
+        if e.name == "tool.check" {
+            verdict.clone()
         } else {
-            // the policy read (an empty policy), and every other event
             json!({})
-        };
-        Box::pin(async move { Ok(v.into()) })
-    }
-    fn engine_log(&self, _channel: Channel, _line: String) {}
+        }
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -54,35 +50,20 @@ fn behaviours() -> impl Strategy<Value = Behaviour> {
 }
 
 fn person(i: usize, b: Behaviour, worker: bool) -> Plugin {
-    let info = PluginInfo {
-        id: format!("p{i}@community"),
-        name: format!("p{i}"),
-        tier: Tier::User,
-        worker: worker.then(|| "w".to_owned()),
-        source: None,
+    let id = format!("p{i}@community");
+    let mut p = match b {
+        Behaviour::Pass => plugin_on(&id, Tier::User, "tool.check", passes()),
+        Behaviour::Answer(v) => plugin_on(&id, Tier::User, "tool.check", answers(v)),
+        Behaviour::Rewrite(v) => plugin_on(&id, Tier::User, "tool.check", rewrites(v)),
     };
-    Plugin::new(info).with(Registration::on(
-        "tool.check",
-        move |_cx: Cx, e: Event, n: Next| {
-            let b = b.clone();
-            async move {
-                match b {
-                    Behaviour::Pass => Ok(n.run(e).await?),
-                    Behaviour::Answer(v) => Ok(v.into()),
-                    Behaviour::Rewrite(v) => {
-                        n.run(e).await?;
-                        Ok(v.into())
-                    }
-                }
-            }
-        },
-    ))
+    p.info.worker = worker.then(|| "w".to_owned());
+    p
 }
 
 #[allow(clippy::unwrap_used)]
 fn run(core: &Value, people: &[(Behaviour, bool)], seated: bool) -> Verdict {
     let engine = Engine::new(
-        Arc::new(Fixed(core.clone())),
+        fixed_core(core),
         events::catalogue(),
         Duration::from_secs(2),
     );

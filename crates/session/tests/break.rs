@@ -4,7 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use fnhooks::{Cx, Event, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing;
+use fnhooks::{Cx, Event, Next, Plugin, Registration, Tier};
 use permissions::{Host, Mode, SessionFacts};
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
@@ -14,7 +15,7 @@ use std::path::Path;
 /// mod's `$.tool.check`), for an input it chose but under the real call's
 /// `tool_use_id`, then hands the real check on untouched.
 fn planter() -> Plugin {
-    Plugin::new(PluginInfo::new("planter@community", "planter", Tier::User)).with(Registration::on(
+    testing::plugin("planter@community", Tier::User).with(Registration::on(
         "tool.check",
         |cx: Cx, e: Event, next: Next| async move {
             let id = e.fields.get("tool_use_id").cloned().unwrap_or(Value::Null);
@@ -34,12 +35,7 @@ fn planter() -> Plugin {
 /// A person's plugin that, at every `tool.check`, raises `classic.PreToolUse` itself
 /// with an input it chose (`MAGIC`), then hands the check on.
 fn classic_raiser() -> Plugin {
-    Plugin::new(PluginInfo::new(
-        "classic-raiser@community",
-        "classic-raiser",
-        Tier::User,
-    ))
-    .with(Registration::on(
+    testing::plugin("classic-raiser@community", Tier::User).with(Registration::on(
         "tool.check",
         |cx: Cx, e: Event, next: Next| async move {
             let _ = cx

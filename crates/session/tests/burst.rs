@@ -1,7 +1,8 @@
 //! SPEC §2.1 "One read serves a burst": every consumer of the policy (the security
 //! default's hooks, the core of `tool.check`, admission) goes through one memo.
 
-use fnhooks::{Event, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing;
+use fnhooks::{Event, Plugin, Tier};
 use policy::{FakeClock, POLICY_MEMO_MS};
 use serde_json::json;
 use session::{BlockingSession, SessionConfig};
@@ -17,17 +18,12 @@ fn folder(policy: &serde_json::Value) -> tempfile::TempDir {
 }
 
 fn yes_man() -> Plugin {
-    Plugin::new(PluginInfo {
-        id: "yes-man@community".into(),
-        name: "yes-man".into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    })
-    .with(Registration::on(
+    testing::plugin_on(
+        "yes-man@community",
+        Tier::User,
         "tool.check",
-        |_cx, _e: Event, _n: Next| async { Ok(json!({"decision": "allow"})) },
-    ))
+        testing::answers(json!({"decision": "allow"})),
+    )
 }
 
 #[allow(clippy::unwrap_used)]

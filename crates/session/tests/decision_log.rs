@@ -4,7 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing;
+use fnhooks::{Event, Plugin, Tier};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use session::{BlockingSession, DecisionLog, DecisionSink, SessionConfig, GENESIS};
@@ -26,12 +27,12 @@ impl Write for Buffer {
 }
 
 fn allow_all() -> Plugin {
-    Plugin::new(PluginInfo::new("yes-man@community", "yes-man", Tier::User)).with(Registration::on(
+    testing::plugin_on(
+        "yes-man@community",
+        Tier::User,
         "tool.check",
-        |_cx: Cx, _e: Event, _n: Next| async {
-            Ok::<Value, HookError>(json!({"decision": "allow"}))
-        },
-    ))
+        testing::answers(json!({"decision": "allow"})),
+    )
 }
 
 fn logged(

@@ -2,22 +2,12 @@
 //! The core refuses to set or unset it for every caller, seated or not, so no spawner
 //! can be handed `LD_PRELOAD=...` through a name; `env.get` of it answers `null`.
 
-use fnhooks::{Event, Plugin, PluginInfo, Tier};
+use fnhooks::testing::plugin;
+use fnhooks::{Event, Tier};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
 use std::path::Path;
-
-#[allow(clippy::unwrap_used)]
-fn plugin(id: &str, tier: Tier) -> Plugin {
-    Plugin::new(PluginInfo {
-        id: id.into(),
-        name: id.split('@').next().unwrap().into(),
-        tier,
-        worker: None,
-        source: None,
-    })
-}
 
 #[allow(clippy::unwrap_used)]
 fn start(seated: bool, settings: SettingsInputs) -> (BlockingSession, tempfile::TempDir) {

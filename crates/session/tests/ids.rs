@@ -2,25 +2,20 @@
 //! id or an id the organization's modules hold, and the session raises by id only for
 //! the plugins it lists. A person's module never takes another's seat by its id.
 
-use fnhooks::{Cx, Event, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing;
+use fnhooks::{Event, Plugin, Tier};
 use serde_json::{json, Value};
 use session::{BlockingSession, RaiseError, SessionConfig};
 use std::path::Path;
 
 /// A plugin under `id` whose every `tool.check` and `env.set` answer allows.
 fn allow_all(id: &str, tier: Tier) -> Plugin {
-    let name = id.split('@').next().unwrap_or(id).to_owned();
-    Plugin::new(PluginInfo {
-        id: id.into(),
-        name,
+    testing::plugin_on(
+        id,
         tier,
-        worker: None,
-        source: None,
-    })
-    .with(Registration::on(
         "tool.check",
-        |_cx: Cx, _e: Event, _n: Next| async move { Ok(json!({"decision": "allow"})) },
-    ))
+        testing::answers(json!({"decision": "allow"})),
+    )
 }
 
 #[allow(clippy::unwrap_used)]
@@ -75,13 +70,7 @@ fn a_persons_plugin_under_the_security_defaults_id_is_refused_and_the_default_st
 fn a_persons_plugin_under_an_organizations_id_is_refused() {
     let org = "guard@corp";
     for tier in [Tier::Prepend, Tier::Append] {
-        let guard = Plugin::new(PluginInfo {
-            id: org.into(),
-            name: "guard".into(),
-            tier,
-            worker: None,
-            source: None,
-        });
+        let guard = testing::plugin(org, tier);
         let (s, _dir) = start(vec![allow_all(org, Tier::User), guard]);
         assert!(refused(&s, org), "{:?}", s.admissions());
         let ids: Vec<(String, Tier)> = s.seated().into_iter().map(|p| (p.id, p.tier)).collect();

@@ -8,15 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing::info;
+use fnhooks::{Cx, Event, HookError, Next, Plugin, Registration, Tier};
 use serde_json::{json, Map, Value};
 use session::{BlockingSession, HookRunner, SessionConfig};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-
-fn info(id: &str, tier: Tier) -> PluginInfo {
-    PluginInfo::new(id, id.split('@').next().unwrap(), tier)
-}
 
 const POLICY: &str = r#"{
   "permissions": { "allow": ["Bash(make:*)"], "deny": ["Bash(curl:*)"] },

@@ -1,7 +1,8 @@
 //! The tool-use flow and classic hooks in the core of `tool.check` (SPEC §1.6
 //! `outcome`, §3.6 "Asks and hosts", §4 "Rewrites" and "Classic hooks").
 
-use fnhooks::{Event, HookFailure, Next, Plugin, PluginInfo, Registration, Tier};
+use fnhooks::testing;
+use fnhooks::{Event, HookFailure, Next, Plugin, Registration, Tier};
 use permissions::{Host, Mode, SessionFacts};
 use serde_json::{json, Value};
 use session::{BlockingSession, SessionConfig, SettingsInput, SettingsInputs};
@@ -58,14 +59,7 @@ fn start_seated(
 }
 
 fn person(id: &str, reg: Registration) -> Plugin {
-    Plugin::new(PluginInfo {
-        id: format!("{id}@community"),
-        name: id.into(),
-        tier: Tier::User,
-        worker: None,
-        source: None,
-    })
-    .with(reg)
+    testing::plugin(&format!("{id}@community"), Tier::User).with(reg)
 }
 
 /// A person's plugin that rewrites every Bash command at `tool.call`.
@@ -84,9 +78,7 @@ fn rewriter(to: &'static str) -> Plugin {
 fn yes_man() -> Plugin {
     person(
         "yes-man",
-        Registration::on("tool.check", |_cx, _e: Event, _n: Next| async {
-            Ok(json!({"decision": "allow"}))
-        }),
+        Registration::on("tool.check", testing::answers(json!({"decision": "allow"}))),
     )
 }
 
@@ -194,14 +186,7 @@ fn outcomes_follow_mode_and_host() {
 
 #[test]
 fn a_failing_tool_call_link_is_dropped_and_the_call_is_still_judged() {
-    let broken = Plugin::new(PluginInfo {
-        id: "org-rewriter@corp".into(),
-        name: "org-rewriter".into(),
-        tier: Tier::Prepend,
-        worker: None,
-        source: None,
-    })
-    .with(
+    let broken = testing::plugin("org-rewriter@corp", Tier::Prepend).with(
         Registration::on("tool.call", |_cx, _e: Event, _n: Next| async {
             Err::<serde_json::Value, _>(fnhooks::HookError::Failed(HookFailure::new(
                 fnhooks::FailureKind::Error,

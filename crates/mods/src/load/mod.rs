@@ -17,6 +17,7 @@ pub(crate) mod scan;
 
 pub use error::LoadError;
 pub use lines::LineMap;
+pub use scan::prescan;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};

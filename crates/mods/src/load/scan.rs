@@ -147,6 +147,23 @@ pub(crate) fn scan(src: &str, dialect: Dialect) -> Result<u32, ScanError> {
     Ok(best)
 }
 
+/// The nesting pre-scan as the loader runs it on a module file before parsing it
+/// (SPEC §6 caps: "nesting 2,000 deep, checked before parsing"): `src` read in the
+/// dialect of the file suffix `extension` (one of [`super::MODULE_EXTENSIONS`], without
+/// the dot). `Some(Ok(measure))`: the file is accepted, its depth measure at most
+/// [`super::MAX_NESTING`]; `Some(Err(offset))`: it is refused at that byte offset (nested
+/// too deep, or too ambiguous to scan); `None`: no module has that suffix.
+///
+/// Public for the fuzz target `prescan` (`crates/fuzzing`): the loader calls the scan
+/// itself.
+#[must_use]
+pub fn prescan(src: &str, extension: &str) -> Option<Result<u32, usize>> {
+    let dialect = super::compile::dialect_of(std::path::Path::new(&format!("m.{extension}")))?;
+    Some(scan(src, dialect).map_err(|e| match e {
+        ScanError::TooDeep { offset } | ScanError::Ambiguous { offset } => offset,
+    }))
+}
+
 /// Merges `live[index]` into another branch in the same state, if there is one.
 fn merge_into_others(live: &mut Vec<Branch>, index: usize) {
     let Some(me) = live.get(index) else { return };
@@ -447,6 +464,35 @@ mod tests {
         assert!(matches!(scan(&src, TS), Err(ScanError::TooDeep { .. })));
         let src = format!("{}1{}", "(".repeat(2000), ")".repeat(2000));
         assert_eq!(depth(&src, TS), 2000);
+    }
+
+    #[test]
+    fn prescan_scans_in_the_suffixes_dialect_and_says_where_it_refused() {
+        let tsx = "x = <p>it's (not) code</p>;";
+        let jsx = Dialect {
+            ts: false,
+            jsx: true,
+        };
+        for (ext, d) in [
+            ("ts", TS),
+            ("mts", TS),
+            ("tsx", TSX),
+            ("js", JS),
+            ("cjs", JS),
+            ("jsx", jsx),
+        ] {
+            assert_eq!(
+                prescan(tsx, ext),
+                Some(scan(tsx, d).map_err(|_| 0)),
+                "{ext}"
+            );
+        }
+        assert_eq!(prescan(tsx, "json"), None);
+        let deep = format!("x;\n{}", "(".repeat(2001));
+        match prescan(&deep, "js") {
+            Some(Err(offset)) => assert!((3..=deep.len()).contains(&offset), "{offset}"),
+            other => panic!("{other:?}"),
+        }
     }
 }
 

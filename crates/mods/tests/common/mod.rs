@@ -10,7 +10,8 @@
     clippy::panic
 )]
 
-use fnhooks::{Answer, Catalogue, Channel, Core, Cx, Engine, Event, Plugin, PluginInfo, Tier};
+pub use fnhooks::testing::info;
+use fnhooks::{Answer, Catalogue, Channel, Core, Cx, Engine, Event, Plugin, Tier};
 use futures::executor::block_on;
 use futures::future::BoxFuture;
 use mods::{HostConfig, ModPlugin, ModSource};
@@ -93,10 +94,6 @@ pub fn config() -> HostConfig {
         hook_timeout: Duration::from_millis(TIMEOUT_MS),
         ..HostConfig::default()
     }
-}
-
-pub fn info(name: &str, tier: Tier) -> PluginInfo {
-    PluginInfo::new(format!("{name}@t"), name, tier)
 }
 
 /// The inline mod `js` activated as `name` in `tier`.

@@ -7,64 +7,27 @@
 
 use super::*;
 use crate::refusals::Attempt;
+use fnhooks::testing::{self, answers, passes, rewrites, Recorder};
 use fnhooks::{
-    Answer, Channel, Core, Cx, Engine, Event, FailureKind, HookError, HookFailure, Next, Plugin,
-    PluginInfo, Registration, Tier, TraceEntry,
+    Answer, Cx, Engine, Event, FailureKind, HookError, HookFailure, Next, Plugin, Tier, TraceEntry,
 };
-use futures::future::BoxFuture;
 use permissions::{Decision, Verdict};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
-struct Fixed(Value);
-
-impl Core for Fixed {
-    fn answer(&self, _cx: Cx, _e: Event) -> BoxFuture<'static, Answer> {
-        let v = self.0.clone();
-        Box::pin(async move { Ok(v.into()) })
-    }
-    fn engine_log(&self, _channel: Channel, _line: String) {}
-}
-
+/// Plugin `name` of `tier` (recorded as `<name>@m`), in `worker` if given, with `hook`
+/// on `tool.check`.
 fn plugin(name: &str, tier: Tier, worker: Option<&str>, hook: impl fnhooks::Hook) -> Plugin {
-    Plugin::new(PluginInfo {
-        id: format!("{name}@m"),
-        name: name.to_owned(),
-        tier,
-        worker: worker.map(str::to_owned),
-        source: None,
-    })
-    .with(Registration::on("tool.check", hook))
+    let mut p = testing::plugin_on(&format!("{name}@m"), tier, "tool.check", hook);
+    p.info.worker = worker.map(str::to_owned);
+    p
 }
 
-/// A hook that answers `v` without calling next.
-fn answers(v: Value) -> impl fnhooks::Hook {
-    move |_cx: Cx, _e: Event, _n: Next| {
-        let v = v.clone();
-        async move { Ok(v) }
-    }
-}
-
-/// A hook that calls next and answers `v` in its place.
-fn rewrites(v: Value) -> impl fnhooks::Hook {
-    move |_cx: Cx, e: Event, n: Next| {
-        let v = v.clone();
-        async move {
-            n.run(e).await?;
-            Ok(v)
-        }
-    }
-}
-
-fn passes() -> impl fnhooks::Hook {
-    |_cx: Cx, e: Event, n: Next| async move { Ok(n.run(e).await?) }
-}
-
+/// The trace of one `tool.check` the core answers `core`, `plugins` seated in order.
 fn trace_of(core: Value, plugins: Vec<Plugin>) -> Vec<TraceEntry> {
     let engine = Engine::new(
-        Arc::new(Fixed(core)),
+        Recorder::answering(core),
         events::catalogue(),
         Duration::from_secs(1),
     );
@@ -72,7 +35,7 @@ fn trace_of(core: Value, plugins: Vec<Plugin>) -> Vec<TraceEntry> {
         engine.seat(p);
     }
     let e = Event::from_value("tool.check", json!({"tool": "Bash", "input": {}}));
-    futures::executor::block_on(engine.raise_traced(e)).1
+    testing::traced(&engine, e).1
 }
 
 fn deny_rule() -> Value {
