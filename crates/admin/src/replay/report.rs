@@ -208,7 +208,7 @@ fn policy_json(name: &str, folder: &Path, read: &Result<Policy, PolicyError>) ->
     match read {
         Ok(p) => {
             let location = policy::ManagedLocation::Explicit(folder.to_path_buf());
-            let view = crate::policy_show::view(&location, p);
+            let view = crate::policy_view::view(&location, p);
             let r = &view.rules;
             json!({
                 "managed": name,
@@ -310,8 +310,6 @@ impl Report {
 
     /// A file that is no transcript (exit 2), and why.
     pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
-        // Said at once on standard error too, for whoever runs it from a script.
-        crate::out::say("replay", &format!("{}: {}", escape(file), escape(why)));
         self.unknown.push(json!({"file": file, "reason": why}));
         self.file_calls = 0;
         self.file_bad = 0;

@@ -12,14 +12,13 @@
 use std::path::{Path, PathBuf};
 
 /// The example managed settings compiled into the binary (SPEC §2.1 layout).
-pub(crate) const EXAMPLE_SETTINGS: &str =
-    include_str!("../../../examples/managed/managed-settings.json");
+pub const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
 /// The example `managed-mcp.json` compiled into the binary.
 const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
 
 /// The first line of `audit` and `policy show` (SPEC §2.1 "Locations"): the folder
 /// read, and for the platform folder whether it exists.
-pub(crate) fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
+pub fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
     match kind {
         "embedded" => "managed folder: none; the example policy embedded in this binary \
                        (--example)"
@@ -38,7 +37,8 @@ pub(crate) fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
 
 /// A temporary folder (the example written out, or an empty one), removed when
 /// dropped.
-pub(crate) struct TempFolder(PathBuf);
+#[derive(Debug)]
+pub struct TempFolder(PathBuf);
 
 /// Making temporary managed folders.
 impl TempFolder {
@@ -47,7 +47,7 @@ impl TempFolder {
     /// # Errors
     ///
     /// The I/O error, with the folder's path, when it cannot be made.
-    pub(crate) fn empty() -> Result<TempFolder, String> {
+    pub fn empty() -> Result<TempFolder, String> {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -73,7 +73,7 @@ impl TempFolder {
     /// # Errors
     ///
     /// The I/O error, with the folder's path, when it cannot be written.
-    pub(crate) fn example() -> Result<TempFolder, String> {
+    pub fn example() -> Result<TempFolder, String> {
         let folder = TempFolder::empty()?;
         let write = || -> std::io::Result<()> {
             std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
@@ -90,7 +90,7 @@ impl TempFolder {
     }
 
     /// The folder.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.0
     }
 }
