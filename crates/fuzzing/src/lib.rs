@@ -7,6 +7,7 @@ mod rules;
 mod scenario_target;
 mod settings;
 mod shell;
+mod transcript;
 
 pub use fold_target::fold;
 pub use json_target::json_positions;
@@ -14,6 +15,7 @@ pub use rules::permission_rule;
 pub use scenario_target::{scenario_file, SCENARIO_FILE};
 pub use settings::{managed_mcp, managed_settings, SEPARATOR};
 pub use shell::shell_split;
+pub use transcript::transcript;
 
 /// The largest input a body looks at (64 KiB); longer inputs are skipped.
 pub const MAX_INPUT: usize = 64 * 1024;
@@ -35,6 +37,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("shell_split", shell_split),
     ("fold", fold),
     ("json_positions", json_positions),
+    ("transcript", transcript),
 ];
 
 /// `text` for a finding's message: debug-quoted, cut to 400 characters.
