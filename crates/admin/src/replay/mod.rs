@@ -16,8 +16,8 @@
 //! | `replay/transcript.rs`, `replay/transcript/` | reading transcripts, one format per file |
 //! | `replay/judge.rs` | a call judged in a session of its folder, mode and loop |
 //! | `replay/judged.rs` | the verdict of one call |
-//! | `replay/report.rs` | the report, collected call by call, and its JSON |
-//! | `replay/render.rs` | the report in words |
+//! | `replay/report.rs` | the report, collected call by call: a JSON line per call, the summary |
+//! | `replay/summary.rs` | the summary as a type, and its one rendering in words |
 
 /// The transcripts named on the command line.
 mod files;
@@ -25,10 +25,9 @@ mod files;
 mod judge;
 /// The verdict of one call.
 mod judged;
-/// The report in words.
-mod render;
-/// The report, collected call by call, and its JSON.
+/// The report, collected call by call: its JSON lines and its summary.
 mod report;
+pub mod summary;
 pub mod transcript;
 
 use crate::error::CommandError;
@@ -187,6 +186,8 @@ pub struct Replayed {
     /// Why the report could not be written to the end (the reader of standard output
     /// went away, among others); the replay stopped there.
     pub write_error: Option<std::io::Error>,
+    /// What was found (what was written as the report's end).
+    pub summary: summary::ReplaySummary,
 }
 
 /// Replays the transcripts `args` names under the machine it names, writing the report
@@ -397,9 +398,11 @@ pub fn replay(
     } else {
         crate::exit::OK
     };
+    let (summary, write_error) = report.finish();
     Ok(Replayed {
         exit_code: code,
-        write_error: report.finish().err(),
+        write_error,
+        summary,
     })
 }
 
