@@ -149,7 +149,7 @@ fn with_folder<T>(
             Some(path),
         ),
         PolicySource::Platform(path) => {
-            let empty = TempFolder::empty().map_err(AuditError::BadInput)?;
+            let empty = TempFolder::empty().map_err(|e| AuditError::BadInput(e.to_string()))?;
             work(
                 empty.path(),
                 first_line("platform", path, false),
@@ -158,7 +158,7 @@ fn with_folder<T>(
             )
         }
         PolicySource::Embedded => {
-            let folder = TempFolder::example().map_err(AuditError::BadInput)?;
+            let folder = TempFolder::example().map_err(|e| AuditError::BadInput(e.to_string()))?;
             work(
                 folder.path(),
                 first_line("embedded", folder.path(), true),

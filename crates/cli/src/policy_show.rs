@@ -27,7 +27,7 @@ pub(crate) fn run(source: &PolicySource, json: bool) -> u8 {
             Err(m) => {
                 return out::fail(
                     "policy show",
-                    &CommandError::new(None, m, EXIT_BAD_INPUT),
+                    &CommandError::new(None, m.to_string(), EXIT_BAD_INPUT),
                     json,
                 )
             }

@@ -222,7 +222,7 @@ pub fn replay(
     }
     // The platform folder may not exist: then the engine reads an empty policy there.
     let empty = crate::source::TempFolder::empty()
-        .map_err(|e| failed_new(None, e, crate::exit::BAD_INPUT))?;
+        .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
     // The example written out for the replay's run, with `--example`.
     let mut example = None;
     let (folder, policy_read, policy_name) = match &args.machine.policy {
@@ -234,7 +234,7 @@ pub fn replay(
         PolicySource::Embedded => {
             let t = example.insert(
                 crate::source::TempFolder::example()
-                    .map_err(|e| failed_new(None, e, crate::exit::BAD_INPUT))?,
+                    .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?,
             );
             (
                 t.path().to_path_buf(),
@@ -277,7 +277,7 @@ pub fn replay(
     let inputs = &args.machine.person;
     let managed_settings = loader::managed_settings(&policy_read);
     let mut person = PersonMods::read(inputs, &managed_settings, &folder)
-        .map_err(|e| failed_new(None, e, crate::exit::BAD_INPUT))?;
+        .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
         // would only speak of the policy's own.
