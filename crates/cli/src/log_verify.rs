@@ -1,7 +1,7 @@
 //! `sec-default log verify FILE`: a decision log's hash chain checked, as `check --log`
 //! and `replay --log` write it (`session::verify_log`).
 
-use crate::error::CliError;
+use crate::error::CommandError;
 use crate::out;
 use serde_json::json;
 use std::path::Path;
@@ -11,10 +11,10 @@ use std::path::Path;
 /// `prev` that is not the line before's hash); 2 when the file cannot be opened.
 pub(crate) fn run(file: &Path, json: bool) -> u8 {
     let bad = |why: String| {
-        let e = CliError::parsed(
+        let e = CommandError::parsed(
             format!("{}: {why}", file.display()),
             file,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         );
         out::fail("log verify", &e, json)
     };
@@ -34,7 +34,7 @@ pub(crate) fn run(file: &Path, json: bool) -> u8 {
     };
     let (code, text) = match session::verify_log(std::io::BufReader::new(f)) {
         Ok(end) => (
-            crate::EXIT_OK,
+            crate::exit::OK,
             if json {
                 json!({"file": file.display().to_string(), "intact": true, "lines": end.lines, "last_line_sha256": end.last}).to_string()
             } else {

@@ -11,71 +11,47 @@
 //! {"file", "line", "column", "pointer", "reason", "exit_code"}}`; JSON keys are
 //! `snake_case` in every command.
 //!
-//! Where each concern lives:
+//! The commands' logic lives in the [`admin`] library (`audit`, `check`, `replay`,
+//! the shared inputs, the reports and their renderers) and in `scenario` (`test`); this
+//! binary is arguments, output and exit codes. Where each concern lives:
 //!
 //! | file | concern |
 //! | --- | --- |
-//! | `main.rs` | dispatch: a parsed command line to the subcommand that runs it, exit codes |
+//! | `main.rs` | dispatch: a parsed command line to the library call that runs it, its output, exit codes, the progress bar |
 //! | `args.rs` | the command line: the subcommand tree, the flags several share, and the machine they name |
-//! | `inputs.rs` | the inputs commands share: where the policy is read, a person's plugins named and read |
-//! | `audit.rs`, `audit/` | `audit`, and what the security default holds over a person's mods (`mods check`) |
-//! | `check.rs`, `check/` | `check`: one call's verdict, explained |
-//! | `replay/` | `replay`: transcripts read, replayed and reported |
 //! | `test_cmd.rs` | `test`: scenario files |
 //! | `policy_show.rs` | `policy show` |
 //! | `mods_check.rs` | `mods check` |
 //! | `log_verify.rs` | `log verify` |
-//! | `source.rs` | which managed folder a command reads, and the example compiled in |
-//! | `text.rs` | how reports write chosen text: one escaper, one width-aware fit |
-//! | `error.rs`, `out.rs` | errors as reported (with `--json`, as JSON), and standard output |
+//! | `out.rs` | standard output and errors as reported (with `--json`, as JSON) |
 #![forbid(unsafe_code)]
 
 mod args;
-mod audit;
-mod check;
-mod error;
-mod inputs;
 mod log_verify;
 mod mods_check;
 mod out;
 mod policy_show;
-mod replay;
-mod source;
 mod test_cmd;
-mod text;
+
+use admin::{audit, check, error, exit, inputs, replay};
 
 use args::{
     machine_inputs, Cli, Command, LogCommand, ModsCommand, PersonArgs, PolicyArgs, PolicyCommand,
     UserArgs,
 };
 use clap::Parser;
-use error::CliError;
+use error::CommandError;
 use inputs::MachineInputs;
 use std::process::ExitCode;
 
 /// Exit code: everything held.
-pub const EXIT_OK: u8 = 0;
+pub const EXIT_OK: u8 = exit::OK;
 /// Exit code: a scenario or attack failed.
-pub const EXIT_FAILED: u8 = 1;
+pub const EXIT_FAILED: u8 = exit::FAILED;
 /// Exit code: bad input.
-pub const EXIT_BAD_INPUT: u8 = 2;
+pub const EXIT_BAD_INPUT: u8 = exit::BAD_INPUT;
 /// Exit code: the managed policy cannot be read.
-pub const EXIT_POLICY_UNREADABLE: u8 = 3;
-
-/// A progress bar on standard error when it is a terminal, drawn with `template`
-/// (indicatif's); hidden when standard error is piped or a file, so reports and
-/// snapshots never carry it.
-pub(crate) fn progress_bar(total: u64, template: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
-        bar.set_style(style);
-    }
-    bar
-}
+pub const EXIT_POLICY_UNREADABLE: u8 = exit::POLICY_UNREADABLE;
 
 fn main() -> ExitCode {
     ExitCode::from(run())
@@ -126,15 +102,17 @@ fn run() -> u8 {
                 plugin_dirs: Vec::new(),
                 settings,
             };
-            check::run(&check::CheckArgs {
-                call,
-                machine: machine_inputs(&policy, &user, &person, &hooks),
-                project,
-                cwd,
-                mode,
-                log,
-                json: output.json,
-            })
+            run_check(
+                &check::CheckRequest {
+                    call,
+                    machine: machine_inputs(&policy, &user, &person, &hooks),
+                    project,
+                    cwd,
+                    mode,
+                    log,
+                },
+                output.json,
+            )
         }
         Command::Replay {
             paths,
@@ -145,7 +123,7 @@ fn run() -> u8 {
             log,
             hooks,
             output,
-        } => replay::run(&replay::ReplayArgs {
+        } => run_replay(&replay::ReplayRequest {
             paths,
             machine: machine_inputs(&policy, &user, &person, &hooks),
             against,
@@ -187,7 +165,7 @@ fn command_line_error(e: &clap::Error) -> u8 {
             .unwrap_or_default()
             .trim_start_matches("error: ")
             .to_owned();
-        let err = CliError::new(None, reason, EXIT_BAD_INPUT);
+        let err = CommandError::new(None, reason, EXIT_BAD_INPUT);
         let json = serde_json::to_string_pretty(&err.to_json()).unwrap_or_default();
         let _ = out::print(&format!("{json}\n"));
     }
@@ -198,7 +176,8 @@ fn command_line_error(e: &clap::Error) -> u8 {
 /// when every attack held, 1 when one breached, 2 or 3 when it could not run.
 fn run_audit(machine: &MachineInputs, json: bool) -> u8 {
     let source = &machine.policy;
-    match audit::run(source, machine.hooks, &machine.person) {
+    let bar = Bar::new("audit {bar:30} {pos}/{len} {msg} ({eta})", "audit");
+    match audit::audit(source, machine.hooks, &machine.person, &bar) {
         Ok(report) => {
             let code = if report.breaches() == 0 {
                 EXIT_OK
@@ -217,6 +196,94 @@ fn run_audit(machine: &MachineInputs, json: bool) -> u8 {
                 Err(e) => out::after_write_error(&e, code, "audit"),
             }
         }
-        Err(e) => out::fail("audit", &e.to_cli_error(source), json),
+        Err(e) => out::fail("audit", &e.to_command_error(source), json),
+    }
+}
+
+/// Runs `check`: the explanation on standard output (JSON with `json`), exit 0, 2 for
+/// a call that cannot be read, 3 for a policy that cannot be read.
+fn run_check(request: &check::CheckRequest, json: bool) -> u8 {
+    match check::check(request) {
+        Ok(report) => {
+            let code = report.exit_code();
+            let text = if json {
+                let mut t = serde_json::to_string_pretty(report.to_json()).unwrap_or_default();
+                t.push('\n');
+                t
+            } else {
+                report.render()
+            };
+            match out::print(&text) {
+                Ok(()) => code,
+                Err(e) => out::after_write_error(&e, code, "check"),
+            }
+        }
+        Err(e) => out::fail("check", &e, json),
+    }
+}
+
+/// Runs `replay`: the report on standard output as it is written (JSON lines with
+/// `--json`), a bar on a terminal; exit 0, 2 for a file that is no transcript, 3 for a
+/// policy that cannot be read.
+fn run_replay(request: &replay::ReplayRequest) -> u8 {
+    let bar = Bar::new(
+        "replay {bar:30} {bytes}/{total_bytes} {msg} ({eta})",
+        "replay",
+    );
+    let out = Box::new(std::io::BufWriter::with_capacity(
+        1 << 16,
+        std::io::stdout().lock(),
+    ));
+    match replay::replay(request, out, &bar) {
+        Ok(done) => match done.write_error {
+            None => done.exit_code,
+            Some(e) => out::after_write_error(&e, done.exit_code, "replay"),
+        },
+        Err(e) => out::fail("replay", &e, request.json),
+    }
+}
+
+/// A long command's progress, drawn as a bar on standard error when it is a terminal
+/// (indicatif's `template`) and hidden when standard error is piped or a file, so
+/// reports and snapshots never carry it; its warnings said on standard error.
+struct Bar {
+    bar: indicatif::ProgressBar,
+    command: &'static str,
+}
+
+impl Bar {
+    fn new(template: &str, command: &'static str) -> Bar {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new(0);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+                bar.set_style(style);
+            }
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Bar { bar, command }
+    }
+}
+
+impl admin::Progress for Bar {
+    fn grow(&self, by: u64) {
+        self.bar.inc_length(by);
+    }
+    fn advance(&self, by: u64) {
+        self.bar.inc(by);
+    }
+    fn at(&self, done: u64) {
+        self.bar.set_position(done);
+    }
+    fn doing(&self, what: String) {
+        self.bar.set_message(what);
+    }
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+    fn warn(&self, line: &str) {
+        self.bar.suspend(|| out::say(self.command, line));
     }
 }

@@ -10,7 +10,7 @@
 //! does not exist); 3 the managed policy cannot be read.
 
 use crate::audit;
-use crate::error::CliError;
+use crate::error::CommandError;
 use crate::inputs::{PersonInputs, PolicySource};
 use crate::out;
 use serde_json::{json, Map, Value};
@@ -19,20 +19,20 @@ use std::path::{Path, PathBuf};
 /// Runs `mods check` on `dir`; the policy `source` is judged against when given.
 pub(crate) fn run(dir: &Path, source: Option<PolicySource>, json: bool) -> u8 {
     if !dir.is_dir() {
-        let e = CliError::parsed(
+        let e = CommandError::parsed(
             format!(
                 "{}: the mod folder given does not exist or is not a folder",
                 dir.display()
             ),
             dir,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         );
         return out::fail("mods check", &e, json);
     }
     let mut text = String::new();
     let mut report = Map::new();
     report.insert("folder".into(), json!(dir.display().to_string()));
-    let mut code = crate::EXIT_OK;
+    let mut code = crate::exit::OK;
     match mods::load_folder(dir) {
         Err(e) => {
             code = crate::EXIT_FAILED;
@@ -88,7 +88,7 @@ pub(crate) fn run(dir: &Path, source: Option<PolicySource>, json: bool) -> u8 {
                         }),
                     );
                 }
-                Err(e) => return out::fail("mods check", &e.to_cli_error(policy), json),
+                Err(e) => return out::fail("mods check", &e.to_command_error(policy), json),
             }
         }
     }

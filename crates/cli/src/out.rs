@@ -18,7 +18,7 @@ pub(crate) fn after_write_error(e: &io::Error, code: u8, command: &str) -> u8 {
         code
     } else {
         say(command, &format!("cannot write to standard output: {e}"));
-        crate::EXIT_BAD_INPUT
+        crate::exit::BAD_INPUT
     }
 }
 
@@ -41,7 +41,7 @@ pub(crate) fn say(command: &str, text: &str) {
 
 /// Reports `error`: its line on standard error, and with `json` its JSON object on
 /// standard output. Returns its exit code.
-pub(crate) fn fail(command: &str, error: &crate::error::CliError, json: bool) -> u8 {
+pub(crate) fn fail(command: &str, error: &crate::error::CommandError, json: bool) -> u8 {
     say(command, &error.message);
     if json {
         let text = serde_json::to_string_pretty(&error.to_json()).unwrap_or_default();

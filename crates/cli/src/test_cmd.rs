@@ -3,7 +3,7 @@
 //! ones still run, each scenario's line printed as it finishes; an invalid file, or a
 //! path holding no scenario at all, makes the exit code 2 at the end.
 
-use crate::error::CliError;
+use crate::error::CommandError;
 use crate::{out, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use scenario::run::{run_scenario, RunOptions, ScenarioReport};
 use scenario::{FormatError, LoadedScenario};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// What `test` found before running: the scenarios to run and the errors to report.
 struct Loaded {
     scenarios: Vec<LoadedScenario>,
-    errors: Vec<CliError>,
+    errors: Vec<CommandError>,
 }
 
 /// Loads every path: a file as one scenario file, a folder as every `*.json` under it.
@@ -42,11 +42,11 @@ fn load(paths: &[PathBuf]) -> Loaded {
                 for file in files {
                     match scenario::load_file(&file) {
                         Ok(list) => loaded.scenarios.extend(list),
-                        Err(e) => loaded.errors.push(CliError::from_format(&e)),
+                        Err(e) => loaded.errors.push(CommandError::from_format(&e)),
                     }
                 }
             }
-            Err(e) => loaded.errors.push(CliError::from_format(&e)),
+            Err(e) => loaded.errors.push(CommandError::from_format(&e)),
         }
         if (loaded.scenarios.len(), loaded.errors.len()) == before {
             loaded.errors.push(no_scenario(path));
@@ -56,13 +56,13 @@ fn load(paths: &[PathBuf]) -> Loaded {
 }
 
 /// The error of a path that holds no scenario (exit 2: nothing ran is not a pass).
-fn no_scenario(path: &Path) -> CliError {
+fn no_scenario(path: &Path) -> CommandError {
     let what = if path.is_dir() {
         "the folder holds no scenario (no *.json file with a scenario under it)"
     } else {
         "the file holds no scenario"
     };
-    CliError::new(Some(path), what, EXIT_BAD_INPUT)
+    CommandError::new(Some(path), what, EXIT_BAD_INPUT)
 }
 
 /// The exit code of what ran: 2 when any file was invalid or a scenario could not be
@@ -83,7 +83,7 @@ fn code(errors: usize, failed: usize) -> u8 {
 pub(crate) fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, json: bool) -> u8 {
     if let Some(dir) = &managed {
         if !dir.is_dir() {
-            let err = CliError::new(
+            let err = CommandError::new(
                 Some(dir),
                 "--managed: no such folder (the managed folder given does not exist or is not a folder)",
                 EXIT_BAD_INPUT,
@@ -119,7 +119,7 @@ pub(crate) fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, js
                 reports.push(r);
             }
             Err(e) => {
-                let mut err = CliError::new(Some(&l.file), e.to_string(), EXIT_BAD_INPUT)
+                let mut err = CommandError::new(Some(&l.file), e.to_string(), EXIT_BAD_INPUT)
                     .at_pointer(l.pointer());
                 err.message = format!("{}{}: {e}", l.file.display(), l.pointer());
                 out::say("test", &err.message);
@@ -132,7 +132,7 @@ pub(crate) fn run(paths: &[PathBuf], compare: bool, managed: Option<PathBuf>, js
         let doc = serde_json::json!({
             "passed": reports.len() - failed,
             "failed": failed,
-            "errors": errors.iter().map(CliError::fields).collect::<Vec<_>>(),
+            "errors": errors.iter().map(CommandError::fields).collect::<Vec<_>>(),
             "scenarios": reports,
         });
         let mut t = serde_json::to_string_pretty(&doc).unwrap_or_default();

@@ -8,6 +8,7 @@ mod rules;
 mod scenario_target;
 mod settings;
 mod shell;
+mod transcript;
 
 pub use fold_target::fold;
 pub use json_target::json_positions;
@@ -16,6 +17,7 @@ pub use rules::permission_rule;
 pub use scenario_target::{scenario_file, SCENARIO_FILE};
 pub use settings::{managed_mcp, managed_settings, SEPARATOR};
 pub use shell::shell_split;
+pub use transcript::transcript;
 
 /// The largest input a body looks at (64 KiB); longer inputs are skipped.
 pub const MAX_INPUT: usize = 64 * 1024;
@@ -59,6 +61,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("fold", fold),
     ("json_positions", json_positions),
     ("mod_prescan", mod_prescan),
+    ("transcript", transcript),
 ];
 
 /// `text` for a finding's message: debug-quoted, cut to 400 characters.

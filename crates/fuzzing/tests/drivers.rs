@@ -563,6 +563,69 @@ fn json_positions() {
     drive("json_positions", fuzzing::json_positions, &seeds, strategy);
 }
 
+/// Pieces of transcript lines: the keys and values the three formats read.
+const TRANSCRIPT_TOKENS: &[&str] = &[
+    "\n",
+    "{\"type\":\"assistant\",",
+    "{\"type\":\"user\",",
+    "\"message\":{\"content\":[",
+    "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"Bash\",\"input\":{\"command\":\"ls\"}}",
+    "{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"is_error\":true}",
+    "\"sessionId\":\"s\",",
+    "\"cwd\":\"/w\",",
+    "\"permissionMode\":\"plan\",",
+    "\"isSidechain\":true,",
+    "{\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{\\\"command\\\":[\\\"ls\\\"]}\",\"call_id\":\"c\"}}",
+    "{\"type\":\"session_meta\",\"payload\":{\"id\":\"s\",\"cwd\":\"/w\"}}",
+    "{\"replay\":\"call\",",
+    "{\"replay\":\"summary\"}",
+    "]}}",
+    "}",
+    "\"",
+    "\\",
+];
+
+/// The real transcripts (`shared/real-inputs/transcripts/`), each cut to its first
+/// 64 KiB (the body's limit) at a line's end.
+#[allow(clippy::unwrap_used)]
+fn transcript_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for path in files(&shared().join("real-inputs/transcripts"), &[".jsonl"]) {
+        let mut bytes = fs::read(path).unwrap();
+        if bytes.len() > fuzzing::MAX_INPUT {
+            bytes.truncate(fuzzing::MAX_INPUT);
+            let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            bytes.truncate(end);
+        }
+        seeds.push(bytes);
+    }
+    dedup(seeds)
+}
+
+#[test]
+fn transcript() {
+    let seeds = transcript_seeds();
+    // Mutations start from each seed's first lines (4 KiB): the reader works a line at
+    // a time, and whole seeds run once as real inputs.
+    let heads: Vec<Vec<u8>> = seeds
+        .iter()
+        .map(|s| {
+            let cut = &s[..s.len().min(4096)];
+            cut[..cut
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(cut.len(), |i| i + 1)]
+                .to_vec()
+        })
+        .collect();
+    let strategy = prop_oneof![
+        1 => raw_bytes(),
+        3 => mutated(heads, TRANSCRIPT_TOKENS),
+    ]
+    .boxed();
+    drive("transcript", fuzzing::transcript, &seeds, strategy);
+}
+
 #[allow(clippy::unwrap_used)]
 fn scenario_file_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
@@ -952,7 +1015,7 @@ fn every_target_has_a_regression_folder() {
         let dir = crate_dir().join("tests/regressions").join(name);
         assert!(dir.is_dir(), "missing {}", dir.display());
     }
-    assert_eq!(fuzzing::TARGETS.len(), 8);
+    assert_eq!(fuzzing::TARGETS.len(), 9);
 }
 
 /// Writes each target's real inputs (and its regression seeds) as a seed
@@ -965,7 +1028,7 @@ fn export_seeds() {
     let root = std::env::var_os("FUZZ_SEED_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir().join("../../fuzz/corpus"));
-    let all: [(&str, Vec<Vec<u8>>); 8] = [
+    let all: [(&str, Vec<Vec<u8>>); 9] = [
         ("managed_settings", managed_settings_seeds()),
         ("managed_mcp", managed_mcp_seeds()),
         ("scenario_file", scenario_file_seeds()),
@@ -974,6 +1037,7 @@ fn export_seeds() {
         ("fold", fold_seeds()),
         ("json_positions", json_positions_seeds()),
         ("mod_prescan", mod_prescan_seeds()),
+        ("transcript", transcript_seeds()),
     ];
     for (target, mut seeds) in all {
         seeds.extend(regressions(target).into_iter().map(|(_, b)| b));

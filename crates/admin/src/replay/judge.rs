@@ -72,35 +72,33 @@ impl Judge {
         cwd: &str,
         mode: Option<Mode>,
         subagent: bool,
-    ) -> Result<&BlockingSession, String> {
+    ) -> Result<&BlockingSession, session::SessionError> {
         let key = (cwd.to_owned(), mode, subagent);
-        if !self.sessions.contains_key(&key) {
-            if self.sessions.len() >= MAX_SESSIONS {
-                self.sessions.clear();
-            }
-            let cwd_path = posix_cwd(cwd);
-            let home = home_of(&cwd_path).unwrap_or_else(|| self.machine_home.clone());
-            let mut config = SessionConfig {
-                settings: self.settings.clone(),
-                mode,
-                hook_runner: self.hooks,
-                decisions: Some(Arc::clone(&self.capture) as Arc<dyn DecisionSink>),
-                // The policy replayed is the one read when the session starts: a replay
-                // of a month of sessions does not read the folder again every second.
-                memo_window: std::time::Duration::from_secs(24 * 3600),
-                rule_cache: self.rules.clone(),
-                ..SessionConfig::new(&self.folder, &cwd_path, &home)
-            };
-            if subagent {
-                config.facts.loop_kind = Loop::Subagent;
-            }
-            let session = BlockingSession::start_listed(config, self.person.listed())
-                .map_err(|e| e.to_string())?;
-            self.sessions.insert(key.clone(), session);
+        if !self.sessions.contains_key(&key) && self.sessions.len() >= MAX_SESSIONS {
+            self.sessions.clear();
         }
-        self.sessions
-            .get(&key)
-            .ok_or_else(|| "the session could not be kept".to_owned())
+        let entry = match self.sessions.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => return Ok(e.into_mut()),
+            std::collections::hash_map::Entry::Vacant(v) => v,
+        };
+        let cwd_path = posix_cwd(cwd);
+        let home = home_of(&cwd_path).unwrap_or_else(|| self.machine_home.clone());
+        let mut config = SessionConfig {
+            settings: self.settings.clone(),
+            mode,
+            hook_runner: self.hooks,
+            decisions: Some(Arc::clone(&self.capture) as Arc<dyn DecisionSink>),
+            // The policy replayed is the one read when the session starts: a replay
+            // of a month of sessions does not read the folder again every second.
+            memo_window: std::time::Duration::from_secs(24 * 3600),
+            rule_cache: self.rules.clone(),
+            ..SessionConfig::new(&self.folder, &cwd_path, &home)
+        };
+        if subagent {
+            config.facts.loop_kind = Loop::Subagent;
+        }
+        let session = BlockingSession::start_listed(config, self.person.listed())?;
+        Ok(entry.insert(session))
     }
 
     /// The verdict of `call`: each engine call it stands for made through the session of

@@ -37,8 +37,9 @@ use crate::source::{first_line, TempFolder};
 use attacks::Attack;
 use findings::{advice, hook_rows, seating};
 use policy::{ManagedLocation, Policy, PolicyError};
-pub(crate) use report::AuditReport;
+pub use report::AuditReport;
 use report::{ModeRow, Row};
+
 use serde_json::Value;
 use session::{BlockingSession, HookRunner};
 use std::fmt;
@@ -46,7 +47,7 @@ use std::path::Path;
 
 /// Why the audit could not run, each with its exit code.
 #[derive(Debug, Clone)]
-pub(crate) enum AuditError {
+pub enum AuditError {
     /// The managed policy cannot be read (exit 3); the message names the file and
     /// position (SPEC §2.1 "Fail closed").
     PolicyUnreadable(PolicyError),
@@ -72,15 +73,17 @@ impl std::error::Error for AuditError {}
 /// The error as the CLI reports it.
 impl AuditError {
     /// The file, position, reason and exit code (2 bad input, 3 unreadable policy).
-    pub(crate) fn to_cli_error(&self, source: &PolicySource) -> crate::error::CliError {
-        use crate::error::CliError;
+    pub fn to_command_error(&self, source: &PolicySource) -> crate::error::CommandError {
+        use crate::error::CommandError;
         match self {
-            AuditError::PolicyUnreadable(e) => CliError::from_policy(e),
+            AuditError::PolicyUnreadable(e) => CommandError::from_policy(e),
             AuditError::BadInput(m) => match source {
                 PolicySource::Folder(p) | PolicySource::Platform(p) => {
-                    CliError::parsed(m.clone(), p, crate::EXIT_BAD_INPUT)
+                    CommandError::parsed(m.clone(), p, crate::exit::BAD_INPUT)
                 }
-                PolicySource::Embedded => CliError::new(None, m.clone(), crate::EXIT_BAD_INPUT),
+                PolicySource::Embedded => {
+                    CommandError::new(None, m.clone(), crate::exit::BAD_INPUT)
+                }
             },
         }
     }
@@ -95,17 +98,18 @@ impl AuditError {
 /// [`AuditError::PolicyUnreadable`] when the managed policy cannot be read (exit 3),
 /// with the file and position; [`AuditError::BadInput`] (exit 2) for a folder that
 /// does not exist or is not a folder.
-pub(crate) fn run(
+pub fn audit(
     source: &PolicySource,
     hooks: HookRunner,
     person: &PersonInputs,
+    progress: &dyn crate::Progress,
 ) -> Result<AuditReport, AuditError> {
     let hooks = match hooks {
         HookRunner::Normal => HookRunner::NotRun,
         other => other,
     };
     with_folder(source, |folder, heading, kind, shown| {
-        audit_folder(folder, heading, kind, shown, hooks, person)
+        audit_folder(folder, heading, kind, shown, hooks, person, progress)
     })
 }
 
@@ -145,7 +149,7 @@ fn with_folder<T>(
             Some(path),
         ),
         PolicySource::Platform(path) => {
-            let empty = TempFolder::empty().map_err(AuditError::BadInput)?;
+            let empty = TempFolder::empty().map_err(|e| AuditError::BadInput(e.to_string()))?;
             work(
                 empty.path(),
                 first_line("platform", path, false),
@@ -154,7 +158,7 @@ fn with_folder<T>(
             )
         }
         PolicySource::Embedded => {
-            let folder = TempFolder::example().map_err(AuditError::BadInput)?;
+            let folder = TempFolder::example().map_err(|e| AuditError::BadInput(e.to_string()))?;
             work(
                 folder.path(),
                 first_line("embedded", folder.path(), true),
@@ -171,11 +175,8 @@ fn with_folder<T>(
 ///
 /// # Errors
 ///
-/// As [`run`]: the policy unreadable (exit 3), bad input (exit 2).
-pub(crate) fn mod_holds(
-    source: &PolicySource,
-    person: &PersonInputs,
-) -> Result<ModHolds, AuditError> {
+/// As [`audit()`]: the policy unreadable (exit 3), bad input (exit 2).
+pub fn mod_holds(source: &PolicySource, person: &PersonInputs) -> Result<ModHolds, AuditError> {
     with_folder(source, |folder, heading, _, _| {
         let policy = read(folder)?;
         let oracle = BlockingSession::start(
@@ -188,7 +189,7 @@ pub(crate) fn mod_holds(
             &policy,
             &oracle,
             HookRunner::NotRun,
-            &indicatif::ProgressBar::hidden(),
+            &crate::progress::Silent,
         );
         let managed = loader::managed_settings(&Ok(policy.clone()));
         let mods = PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
@@ -205,7 +206,7 @@ pub(crate) fn mod_holds(
 
 /// What [`mod_holds`] found.
 #[derive(Debug, Clone)]
-pub(crate) struct ModHolds {
+pub struct ModHolds {
     /// Which policy was read.
     pub heading: String,
     /// The report in words, one line each.
@@ -236,6 +237,7 @@ fn audit_folder(
     shown: Option<&Path>,
     hooks: HookRunner,
     person_inputs: &PersonInputs,
+    progress: &dyn crate::Progress,
 ) -> Result<AuditReport, AuditError> {
     let policy = read(folder)?;
     let start = |seated: bool| {
@@ -246,14 +248,11 @@ fn audit_folder(
     let seated = start(true)?.is_seated();
     let m = policy.managed();
     let open_modes = controls::open_modes(&m);
-    let progress = crate::progress_bar(
-        (m.deny.len() + m.ask.len()) as u64,
-        "audit {bar:30} {pos}/{len} {msg} ({eta})",
-    );
-    progress.set_message("rules tried");
-    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle, hooks, &progress);
-    progress.inc_length(catalogue.len() as u64);
-    progress.set_message("attacks run");
+    progress.grow((m.deny.len() + m.ask.len()) as u64);
+    progress.doing("rules tried".to_owned());
+    let (catalogue, found) = attacks::catalogue(folder, &policy, &oracle, hooks, progress);
+    progress.grow(catalogue.len() as u64);
+    progress.doing("attacks run".to_owned());
     let person = if person_inputs.is_empty() {
         PersonMods::default()
     } else {
@@ -275,7 +274,7 @@ fn audit_folder(
             &catalogue,
             first,
             &open_modes,
-            &progress,
+            progress,
         )
     };
     let (mut rows, mut modes) = std::thread::scope(|scope| {
@@ -317,7 +316,7 @@ fn audit_folder(
     for m in &mut modes {
         m.breached.sort_by_key(|(i, _)| *i);
     }
-    progress.finish_and_clear();
+    progress.finish();
     let (controls, more_not_exercised) = controls::engine_controls(&policy, &m, folder, start_mode);
     let mut not_exercised = found.not_exercised;
     not_exercised.extend(more_not_exercised);
@@ -340,7 +339,7 @@ fn audit_folder(
         hook_runner: hooks,
         hooks: hook_rows,
         advice: advice(&policy, &m),
-        warnings: crate::policy_show::view(
+        warnings: crate::policy_view::view(
             &ManagedLocation::Explicit(folder.to_path_buf()),
             &policy,
         )
@@ -368,7 +367,7 @@ fn run_part(
     catalogue: &[Attack],
     first: usize,
     modes: &[permissions::Mode],
-    progress: &indicatif::ProgressBar,
+    progress: &dyn crate::Progress,
 ) -> Part {
     let mut sessions = attacks::ArmSessions::new(folder, hooks, listed);
     let mut part = Part {
@@ -383,7 +382,7 @@ fn run_part(
             .collect(),
     };
     for (i, attack) in catalogue.iter().enumerate().skip(first).step_by(2) {
-        progress.inc(1);
+        progress.advance(1);
         part.rows.push((
             i,
             Row {

@@ -360,7 +360,7 @@ pub(super) fn catalogue(
     policy: &Policy,
     oracle: &BlockingSession,
     hooks: HookRunner,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn crate::Progress,
 ) -> (Vec<Attack>, RuleFindings) {
     let m = policy.managed();
     let mut attacks = Vec::new();
@@ -374,7 +374,7 @@ pub(super) fn catalogue(
     let mut exercised = Vec::new();
     let todo: Vec<(Decision, &String)> = rules
         .filter(|(behavior, rule)| {
-            progress.inc(1);
+            progress.advance(1);
             seen.insert((*behavior, rule.trim().to_owned()))
         })
         .collect();

@@ -12,7 +12,7 @@ use session::HookRunner;
 use std::path::PathBuf;
 
 /// The width the table keeps within.
-pub(super) const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 /// Column widths: attack, unseated, seated (the result column is last).
 const COLUMNS: [usize; 3] = [44, 22, 22];
 
@@ -80,7 +80,7 @@ pub(super) struct ModeRow {
 /// What `sec-default audit` found: the rows of the attack table,
 /// the rules not exercised, and the advice on what the policy leaves open.
 #[derive(Debug, Clone)]
-pub(crate) struct AuditReport {
+pub struct AuditReport {
     /// The first line: which folder was read, or that the embedded example ran.
     pub(super) heading: String,
     /// `folder`, `platform` or `embedded`.
@@ -114,7 +114,7 @@ pub(crate) struct AuditReport {
     pub(super) advice: Vec<String>,
     /// Every warning the policy read gave, as `policy show` lists them: salvage and
     /// rule warnings (SPEC §2.1, §4).
-    pub(super) warnings: Vec<crate::policy_show::WarningView>,
+    pub(super) warnings: Vec<crate::policy_view::WarningView>,
     /// Whether a person's mods were given (`--plugin-dir`, `--settings`).
     pub(super) person_given: bool,
     /// A person's mods, each run alone against the audit's calls.
@@ -127,7 +127,7 @@ pub(crate) struct AuditReport {
 impl AuditReport {
     /// How many attacks the seated session did not hold: the exit code is 1 when
     /// this is not 0.
-    pub(crate) fn breaches(&self) -> usize {
+    pub fn breaches(&self) -> usize {
         self.rows.iter().filter(|r| !r.seated.held).count()
             + self.modes.iter().map(|m| m.breached.len()).sum::<usize>()
             + self
@@ -138,13 +138,13 @@ impl AuditReport {
     }
 
     /// How many attacks ran.
-    pub(crate) fn attacks(&self) -> usize {
+    pub fn attacks(&self) -> usize {
         self.rows.len()
     }
 
     /// The human report: the folder read (first line), seating, the attack table
     /// grouped by family within 100 columns, the rules not exercised, the advice.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let mut out = String::new();
         let mut line = |s: &str| {
             out.push_str(s.trim_end());
@@ -414,7 +414,7 @@ impl AuditReport {
 
     /// The report as JSON: source, seating, every row with both arms and its result,
     /// the rules not exercised, the classic hooks, the advice, and the counts.
-    pub(crate) fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
             .iter()
@@ -527,7 +527,7 @@ fn row_text(cells: [&str; 4]) -> String {
 /// A rule as the human report shows it: escaped as every report escapes it
 /// ([`escape`]: hidden characters written out), and cut to [`SHOWN_RULE`] characters
 /// (the JSON keeps it whole).
-pub(super) fn shown(rule: &str) -> String {
+pub(crate) fn shown(rule: &str) -> String {
     let v = escape(rule);
     if v.chars().count() <= SHOWN_RULE {
         return v;

@@ -1,8 +1,9 @@
-//! Errors as the CLI reports them: a line naming the file, the
-//! position and the reason on standard error, and with `--json` one JSON error object
-//! on standard output, each with the exit code of `main`'s table.
+//! The error a command ends with: the file, the position and the pointer (each when
+//! known), the reason, and the exit code ([`crate::exit`]). The `sec-default` binary
+//! prints its line on standard error and, with `--json`, its JSON object on standard
+//! output.
 
-use crate::{EXIT_BAD_INPUT, EXIT_POLICY_UNREADABLE};
+use crate::exit::{BAD_INPUT as EXIT_BAD_INPUT, POLICY_UNREADABLE as EXIT_POLICY_UNREADABLE};
 use scenario::FormatError;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::path::Path;
 /// exit code it ends the command with (SPEC §2.1 "Fail closed" for exit 3; SCENARIOS.md
 /// "Running" for exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CliError {
+pub struct CommandError {
     /// The line printed on standard error (after `sec-default <command>: `).
     pub message: String,
     /// The file or folder the error is about.
@@ -24,21 +25,21 @@ pub(crate) struct CliError {
     pub pointer: Option<String>,
     /// Why, without the file and position.
     pub reason: String,
-    /// The exit code (`main`'s `EXIT_*`).
+    /// The exit code ([`crate::exit`]).
     pub exit_code: u8,
 }
 
 /// Building and printing errors.
-impl CliError {
+impl CommandError {
     /// An error about `file` (when there is one) with no position.
-    pub(crate) fn new(file: Option<&Path>, reason: impl Into<String>, exit_code: u8) -> CliError {
+    pub fn new(file: Option<&Path>, reason: impl Into<String>, exit_code: u8) -> CommandError {
         let reason = reason.into();
         let file = file.map(|f| f.display().to_string());
         let message = match &file {
             Some(f) => format!("{f}: {reason}"),
             None => reason.clone(),
         };
-        CliError {
+        CommandError {
             message,
             file,
             line: None,
@@ -52,9 +53,9 @@ impl CliError {
     /// An error whose human line is `message` (`<file>: ...` or `<file>:<line>:<col>:
     /// ...`, as the crates' errors print): the file, line and column are read back
     /// from its start, the rest is the reason.
-    pub(crate) fn parsed(message: String, file: &Path, exit_code: u8) -> CliError {
+    pub fn parsed(message: String, file: &Path, exit_code: u8) -> CommandError {
         let shown = file.display().to_string();
-        let mut out = CliError::new(Some(file), message.clone(), exit_code);
+        let mut out = CommandError::new(Some(file), message.clone(), exit_code);
         out.message = message.clone();
         let Some(rest) = message.strip_prefix(&shown) else {
             return out;
@@ -82,19 +83,19 @@ impl CliError {
 
     /// A managed policy that cannot be read (exit 3, fail closed) or a folder that does
     /// not exist (exit 2), SPEC §2.1.
-    pub(crate) fn from_policy(e: &policy::PolicyError) -> CliError {
+    pub fn from_policy(e: &policy::PolicyError) -> CommandError {
         let code = if e.is_fail_closed() {
             EXIT_POLICY_UNREADABLE
         } else {
             EXIT_BAD_INPUT
         };
-        CliError::parsed(e.to_string(), e.path(), code)
+        CommandError::parsed(e.to_string(), e.path(), code)
     }
 
     /// A scenario file that is not valid (exit 2; SCENARIOS.md "Running"): the file,
     /// the line and column of a syntax error, the pointer of an invalid value.
-    pub(crate) fn from_format(e: &FormatError) -> CliError {
-        let mut out = CliError::parsed(e.to_string(), e.path(), EXIT_BAD_INPUT);
+    pub fn from_format(e: &FormatError) -> CommandError {
+        let mut out = CommandError::parsed(e.to_string(), e.path(), EXIT_BAD_INPUT);
         if let FormatError::Invalid {
             pointer,
             message,
@@ -114,7 +115,7 @@ impl CliError {
 
     /// This error at `pointer` (when the error itself has none).
     #[must_use]
-    pub(crate) fn at_pointer(mut self, pointer: String) -> CliError {
+    pub fn at_pointer(mut self, pointer: String) -> CommandError {
         if self.pointer.is_none() && !pointer.is_empty() {
             self.pointer = Some(pointer);
         }
@@ -123,7 +124,7 @@ impl CliError {
 
     /// The error's fields as JSON: `file`, `line`, `column`, `pointer` (each `null`
     /// when unknown), `reason`, `exit_code`.
-    pub(crate) fn fields(&self) -> Value {
+    pub fn fields(&self) -> Value {
         json!({
             "file": self.file,
             "line": self.line,
@@ -135,7 +136,7 @@ impl CliError {
     }
 
     /// The one JSON object `--json` prints on an error: `{"error": {...}}`.
-    pub(crate) fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         json!({ "error": self.fields() })
     }
 }

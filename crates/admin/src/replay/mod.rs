@@ -16,8 +16,8 @@
 //! | `replay/transcript.rs`, `replay/transcript/` | reading transcripts, one format per file |
 //! | `replay/judge.rs` | a call judged in a session of its folder, mode and loop |
 //! | `replay/judged.rs` | the verdict of one call |
-//! | `replay/report.rs` | the report, collected call by call, and its JSON |
-//! | `replay/render.rs` | the report in words |
+//! | `replay/report.rs` | the report, collected call by call: a JSON line per call, the summary |
+//! | `replay/summary.rs` | the summary as a type, and its one rendering in words |
 
 /// The transcripts named on the command line.
 mod files;
@@ -25,17 +25,15 @@ mod files;
 mod judge;
 /// The verdict of one call.
 mod judged;
-/// The report in words.
-mod render;
-/// The report, collected call by call, and its JSON.
+/// The report, collected call by call: its JSON lines and its summary.
 mod report;
-pub(crate) mod transcript;
+pub mod summary;
+pub mod transcript;
 
-use crate::error::CliError;
+use crate::error::CommandError;
 use crate::inputs::MachineInputs;
 use crate::inputs::PersonMods;
 use crate::inputs::PolicySource;
-use crate::out;
 use files::transcripts;
 use judge::{Capture, Judge};
 use judged::Judged;
@@ -53,18 +51,18 @@ use transcript::{Call, Item, Seen};
 pub(crate) type Origins = HashMap<(String, String), (String, Option<usize>)>;
 
 /// An error of the replay as the command reports it (boxed: it is large).
-type Failed = Box<CliError>;
+type Failed = Box<CommandError>;
 
 fn failed_parsed(message: String, file: &Path, code: u8) -> Failed {
-    Box::new(CliError::parsed(message, file, code))
+    Box::new(CommandError::parsed(message, file, code))
 }
 
 fn failed_new(file: Option<&Path>, reason: impl Into<String>, code: u8) -> Failed {
-    Box::new(CliError::new(file, reason, code))
+    Box::new(CommandError::new(file, reason, code))
 }
 
 fn failed_from_policy(e: &PolicyError) -> Failed {
-    Box::new(CliError::from_policy(e))
+    Box::new(CommandError::from_policy(e))
 }
 
 /// A path as the report and errors print it: control and bidirectional characters
@@ -82,7 +80,7 @@ const MAX_PENDING_BYTES: usize = 64 << 20;
 
 /// What `replay` reads.
 #[derive(Debug, Clone)]
-pub(crate) struct ReplayArgs {
+pub struct ReplayRequest {
     /// Transcripts, folders of them, or `-` (standard input).
     pub paths: Vec<PathBuf>,
     /// The managed folder (the platform folder unless `--managed` or `--example`), a
@@ -95,7 +93,8 @@ pub(crate) struct ReplayArgs {
     pub against: Option<PathBuf>,
     /// Append every decision to this hash-chained decision log.
     pub log: Option<PathBuf>,
-    /// JSON lines: one per call, then one summary.
+    /// JSON lines (one per call as it is judged, then one summary) rather than the
+    /// report in words at the end.
     pub json: bool,
 }
 
@@ -127,7 +126,7 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
         failed_parsed(
             format!("{}: cannot be read: {e}", shown_path(path)),
             path,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         )
     })?;
     match policy::json::parse(&bytes) {
@@ -137,7 +136,7 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
         Ok(_) => Err(failed_parsed(
             format!("{}: not a JSON object", shown_path(path)),
             path,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         )),
         Err(e) => Err(failed_parsed(
             format!(
@@ -148,7 +147,7 @@ fn read_settings(path: &Path) -> Result<(SettingsInput, Option<policy::json::Jso
                 e.message
             ),
             path,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         )),
     }
 }
@@ -163,7 +162,7 @@ fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, F
                 shown_path(dir)
             ),
             dir,
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         ));
     }
     let read = policy::read_policy(&ManagedLocation::Explicit(dir.to_path_buf()));
@@ -178,14 +177,34 @@ fn read_managed(flag: &str, dir: &Path) -> Result<Result<Policy, PolicyError>, F
 /// Runs `replay`. Exit 0 with the report (bad lines counted in it); 2 bad
 /// input (a path that cannot be read, a file of no known transcript format: the others
 /// are still replayed); 3 a managed policy cannot be read (it counts as in force).
-pub(crate) fn run(args: &ReplayArgs) -> u8 {
-    match run_inner(args) {
-        Ok(code) => code,
-        Err(e) => out::fail("replay", &e, args.json),
-    }
+/// How a replay ended, its report written.
+#[derive(Debug)]
+pub struct Replayed {
+    /// 0; 2 when a file is no transcript; 3 when a managed policy cannot be read
+    /// ([`crate::exit`]).
+    pub exit_code: u8,
+    /// Why the report could not be written to the end (the reader of standard output
+    /// went away, among others); the replay stopped there.
+    pub write_error: Option<std::io::Error>,
+    /// What was found (what was written as the report's end).
+    pub summary: summary::ReplaySummary,
 }
 
-fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
+/// Replays the transcripts `args` names under the machine it names, writing the report
+/// to `out` as it goes (with `json`, one JSON line per call as it is judged, then one
+/// summary line; otherwise the report in words at the end), and telling `progress` the
+/// bytes of transcripts read.
+///
+/// # Errors
+///
+/// A [`CommandError`] (exit 2) when the paths hold no transcript, a settings file or
+/// decision log cannot be read, opened or written, or a person's plugins cannot be
+/// read; (exit 2 or 3) a managed folder whose read does not fail closed.
+pub fn replay(
+    args: &ReplayRequest,
+    out: Box<dyn std::io::Write>,
+    progress: &dyn crate::Progress,
+) -> Result<Replayed, Box<CommandError>> {
     let machine_home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
     let (files, walk_notes) = transcripts(&args.paths);
     if files.is_empty() {
@@ -198,12 +217,12 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         return Err(failed_new(
             None,
             format!("no transcript (*.jsonl) in {shown}"),
-            crate::EXIT_BAD_INPUT,
+            crate::exit::BAD_INPUT,
         ));
     }
     // The platform folder may not exist: then the engine reads an empty policy there.
     let empty = crate::source::TempFolder::empty()
-        .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
+        .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
     // The example written out for the replay's run, with `--example`.
     let mut example = None;
     let (folder, policy_read, policy_name) = match &args.machine.policy {
@@ -215,7 +234,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         PolicySource::Embedded => {
             let t = example.insert(
                 crate::source::TempFolder::example()
-                    .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?,
+                    .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?,
             );
             (
                 t.path().to_path_buf(),
@@ -258,7 +277,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
     let inputs = &args.machine.person;
     let managed_settings = loader::managed_settings(&policy_read);
     let mut person = PersonMods::read(inputs, &managed_settings, &folder)
-        .map_err(|e| failed_new(None, e, crate::EXIT_BAD_INPUT))?;
+        .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
         // would only speak of the policy's own.
@@ -274,7 +293,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
                     shown_path(path)
                 ),
                 path,
-                crate::EXIT_BAD_INPUT,
+                crate::exit::BAD_INPUT,
             )
         })?)),
     };
@@ -310,11 +329,10 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let bar = progress(total);
-    let stdout = std::io::stdout();
+    progress.grow(total);
     let mut report = Report::new(
         args.json,
-        Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock())),
+        out,
         (&policy_name, &folder, &policy_read),
         against.as_ref().map(|(d, r)| (d.as_path(), r)),
         &person,
@@ -332,7 +350,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
             match open_regular(file) {
                 Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
                 Err(why) => {
-                    report.not_a_transcript(&shown, &why);
+                    not_a_transcript(&mut report, progress, &shown, &why.to_string());
                     continue;
                 }
             }
@@ -349,7 +367,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
             &mut judge,
             other.as_mut(),
             &mut report,
-            &bar,
+            progress,
             done_bytes,
         );
         done_bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
@@ -357,7 +375,7 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
             break;
         }
     }
-    bar.finish_and_clear();
+    progress.finish();
     if let Some(l) = &log {
         let flushed = l.flush().err().map(|e| e.to_string());
         if let Some(e) = l.error().or(flushed) {
@@ -368,39 +386,54 @@ fn run_inner(args: &ReplayArgs) -> Result<u8, Failed> {
                     shown_path(&path)
                 ),
                 &path,
-                crate::EXIT_BAD_INPUT,
+                crate::exit::BAD_INPUT,
             ));
         }
     }
     // A policy that cannot be read is the graver news: it is told first.
     let code = if policy_read.is_err() || against.as_ref().is_some_and(|(_, r)| r.is_err()) {
-        crate::EXIT_POLICY_UNREADABLE
+        crate::exit::POLICY_UNREADABLE
     } else if report.unknown_files() > 0 {
-        crate::EXIT_BAD_INPUT
+        crate::exit::BAD_INPUT
     } else {
-        crate::EXIT_OK
+        crate::exit::OK
     };
-    match report.finish() {
-        Ok(()) => Ok(code),
-        Err(e) => Ok(out::after_write_error(&e, code, "replay")),
-    }
+    let (summary, write_error) = report.finish();
+    Ok(Replayed {
+        exit_code: code,
+        write_error,
+        summary,
+    })
+}
+
+/// A file that is no transcript (exit 2), and why: in the report, and said at once to
+/// whoever runs the replay.
+fn not_a_transcript(report: &mut Report, progress: &dyn crate::Progress, file: &str, why: &str) {
+    use crate::text::escape;
+    progress.warn(&format!("{}: {}", escape(file), escape(why)));
+    report.not_a_transcript(file, why);
+}
+
+/// Why a transcript cannot be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    /// A FIFO, a device, a folder: no transcript (it could hang the replay or never end).
+    #[error("it is {0}, not a regular file")]
+    NotRegular(boundedfs::FileType),
+    /// It cannot be opened or read.
+    #[error("it cannot be read: {0}")]
+    Unreadable(boundedfs::Reason),
 }
 
 /// A transcript opened for reading with the bounded opener (SPEC §2.1 "Reading never
 /// hangs"): non-blocking, checked on the opened file (a FIFO or a device is no
 /// transcript: it could hang the replay or never end); its lines are capped by the
 /// reader ([`transcript::MAX_LINE_BYTES`]), not its size.
-fn open_regular(path: &Path) -> Result<boundedfs::BoundedFile, String> {
+fn open_regular(path: &Path) -> Result<boundedfs::BoundedFile, OpenError> {
     boundedfs::open_regular(path).map_err(|e| match e.reason {
-        boundedfs::Reason::NotRegular(kind) => format!("it is {kind}, not a regular file"),
-        reason => format!("it cannot be read: {reason}"),
+        boundedfs::Reason::NotRegular(kind) => OpenError::NotRegular(kind),
+        reason => OpenError::Unreadable(reason),
     })
-}
-
-/// A progress bar on standard error when it is a terminal (the bytes read of all
-/// transcripts); hidden when piped.
-fn progress(total: u64) -> indicatif::ProgressBar {
-    crate::progress_bar(total, "replay {bar:30} {bytes}/{total_bytes} {msg} ({eta})")
 }
 
 /// One call waiting for its result.
@@ -420,7 +453,7 @@ fn replay_file(
     judge: &mut Judge,
     mut other: Option<&mut Judge>,
     report: &mut Report,
-    bar: &indicatif::ProgressBar,
+    progress: &dyn crate::Progress,
     done_bytes: u64,
 ) {
     let mut r = transcript::Reader::new(reader, shown, stem);
@@ -437,14 +470,14 @@ fn replay_file(
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                report.not_a_transcript(shown, &e.to_string());
+                not_a_transcript(report, progress, shown, &e.to_string());
                 return;
             }
         }
         lines += 1;
         if lines.is_multiple_of(256) {
-            bar.set_position(done_bytes + r.bytes);
-            bar.set_message(format!("{} calls", report.calls()));
+            progress.at(done_bytes + r.bytes);
+            progress.doing(format!("{} calls", report.calls()));
         }
         for item in items.drain(..) {
             match item {

@@ -1,5 +1,5 @@
 //! The inputs several commands share, as the command line names them
-//! ([`crate::args::machine_inputs`]) and as they are read: where the managed policy is
+//! (the `sec-default` binary's shared flags) and as they are read: where the managed policy is
 //! read ([`PolicySource`]), the person's plugins named ([`PersonInputs`]) and read as
 //! the loader reads them ([`PersonMods`], SPEC §6 "Loading"), and the machine they
 //! make together ([`MachineInputs`]).
@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// Which managed folder a command reads (SPEC §2.1 "Locations").
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PolicySource {
+pub enum PolicySource {
     /// A folder named with `--managed`; it must exist (bad input otherwise).
     Folder(PathBuf),
     /// The platform folder; when it does not exist, the command reads the empty policy
@@ -25,7 +25,7 @@ pub(crate) enum PolicySource {
 
 /// A machine's inputs, as a command's shared flags name them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct MachineInputs {
+pub struct MachineInputs {
     /// Where the managed policy is read (SPEC §2.1 "Locations").
     pub policy: PolicySource,
     /// The person's user settings file (`--user`), when given; what is read when it is
@@ -37,10 +37,24 @@ pub(crate) struct MachineInputs {
     pub hooks: HookRunner,
 }
 
+impl MachineInputs {
+    /// The machine of the managed policy `policy` names alone: no user settings file
+    /// named, no person's plugin, classic hooks not run.
+    #[must_use]
+    pub fn new(policy: PolicySource) -> MachineInputs {
+        MachineInputs {
+            policy,
+            user: None,
+            person: PersonInputs::default(),
+            hooks: HookRunner::NotRun,
+        }
+    }
+}
+
 /// What names a person's mods: `--plugin-dir DIR` and `--settings FILE` (`audit`,
 /// `replay`), or the folder `mods check DIR` judges.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct PersonInputs {
+pub struct PersonInputs {
     /// `--plugin-dir` folders, in order: each `<name>@inline`.
     pub plugin_dirs: Vec<PathBuf>,
     /// A person's settings file whose `enabledPlugins` (through its
@@ -50,7 +64,7 @@ pub(crate) struct PersonInputs {
 
 impl PersonInputs {
     /// Whether any person's plugin is named.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.plugin_dirs.is_empty() && self.settings.is_none()
     }
 }
@@ -58,7 +72,7 @@ impl PersonInputs {
 /// One person's plugin the loader found, with its mod read once (each session makes
 /// a fresh instance of it).
 #[derive(Debug, Clone)]
-pub(crate) struct PersonMod {
+pub struct PersonMod {
     /// Its id, name, tier (`user`) and copy source.
     pub info: PluginInfo,
     /// The plugin folder.
@@ -73,7 +87,7 @@ pub(crate) struct PersonMod {
 
 /// The person's plugins, and the loader's lines about the ids it skipped.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PersonMods {
+pub struct PersonMods {
     /// In chain order.
     pub mods: Vec<PersonMod>,
     /// One line per id skipped (SPEC §6 "Loading").
@@ -89,7 +103,7 @@ impl PersonMods {
     ///
     /// Bad input: a `--plugin-dir` that is not a folder, a `--settings` file that
     /// cannot be read or is not a JSON object (its path and position).
-    pub(crate) fn read(
+    pub fn read(
         inputs: &PersonInputs,
         managed: &Map<String, Value>,
         managed_folder: &Path,
@@ -170,7 +184,7 @@ impl PersonMods {
     }
 
     /// Fresh instances of every plugin, to list in one session.
-    pub(crate) fn listed(&self) -> Vec<Listed> {
+    pub fn listed(&self) -> Vec<Listed> {
         self.mods.iter().map(|m| m.listed(None)).collect()
     }
 }
@@ -178,7 +192,7 @@ impl PersonMods {
 impl PersonMod {
     /// A fresh instance, listed as the session lists a mod; `ran` is set when one of its
     /// hooks runs.
-    pub(crate) fn listed(&self, ran: Option<Arc<AtomicBool>>) -> Listed {
+    pub fn listed(&self, ran: Option<Arc<AtomicBool>>) -> Listed {
         let host = mods::HostConfig::default();
         match &self.source {
             Ok(None) => Listed::from(fnhooks::Plugin::new(self.info.clone())),
@@ -200,7 +214,7 @@ impl PersonMod {
     }
 
     /// Whether its mod loads.
-    pub(crate) fn load(&self) -> Result<(), String> {
+    pub fn load(&self) -> Result<(), String> {
         self.source.as_ref().map(|_| ()).map_err(Clone::clone)
     }
 }

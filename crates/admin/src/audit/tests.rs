@@ -42,6 +42,15 @@ fn relative(text: &str) -> String {
         .replace(&format!("{CRATE}/../../"), "")
 }
 
+/// The audit, its progress untold.
+fn run(
+    source: &PolicySource,
+    hooks: HookRunner,
+    person: &PersonInputs,
+) -> Result<AuditReport, AuditError> {
+    super::audit(source, hooks, person, &crate::progress::Silent)
+}
+
 fn audit(folder: &Path) -> AuditReport {
     run(
         &PolicySource::Folder(folder.to_path_buf()),
@@ -647,7 +656,7 @@ fn every_policy_warning_is_listed_as_policy_show_lists_it() {
     let folder = real_inputs().join("hardening");
     let report = audit(&folder);
     let policy = read(&folder).unwrap();
-    let shown = crate::policy_show::view(&ManagedLocation::Explicit(folder.clone()), &policy);
+    let shown = crate::policy_view::view(&ManagedLocation::Explicit(folder.clone()), &policy);
     assert!(!shown.warnings.is_empty());
     assert_eq!(report.warnings.len(), shown.warnings.len());
     assert_eq!(report.to_json()["policy_warnings"], shown.warnings.len());

@@ -12,14 +12,13 @@
 use std::path::{Path, PathBuf};
 
 /// The example managed settings compiled into the binary (SPEC §2.1 layout).
-pub(crate) const EXAMPLE_SETTINGS: &str =
-    include_str!("../../../examples/managed/managed-settings.json");
+pub const EXAMPLE_SETTINGS: &str = include_str!("../../../examples/managed/managed-settings.json");
 /// The example `managed-mcp.json` compiled into the binary.
 const EXAMPLE_MCP: &str = include_str!("../../../examples/managed/managed-mcp.json");
 
 /// The first line of `audit` and `policy show` (SPEC §2.1 "Locations"): the folder
 /// read, and for the platform folder whether it exists.
-pub(crate) fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
+pub fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
     match kind {
         "embedded" => "managed folder: none; the example policy embedded in this binary \
                        (--example)"
@@ -38,7 +37,29 @@ pub(crate) fn first_line(kind: &str, folder: &Path, exists: bool) -> String {
 
 /// A temporary folder (the example written out, or an empty one), removed when
 /// dropped.
-pub(crate) struct TempFolder(PathBuf);
+#[derive(Debug)]
+pub struct TempFolder(PathBuf);
+
+/// Why a temporary managed folder could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TempFolderError {
+    /// The folder cannot be made.
+    #[error("{}: cannot make a temporary managed folder: {source}", path.display())]
+    Make {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The embedded example cannot be written into it.
+    #[error("{}: cannot write the embedded example policy: {source}", path.display())]
+    Write {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
 
 /// Making temporary managed folders.
 impl TempFolder {
@@ -46,8 +67,8 @@ impl TempFolder {
     ///
     /// # Errors
     ///
-    /// The I/O error, with the folder's path, when it cannot be made.
-    pub(crate) fn empty() -> Result<TempFolder, String> {
+    /// [`TempFolderError::Make`], with the folder's path, when it cannot be made.
+    pub fn empty() -> Result<TempFolder, TempFolderError> {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -59,12 +80,9 @@ impl TempFolder {
             "sec-default-policy-{}-{stamp}-{n}",
             std::process::id()
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            format!(
-                "{}: cannot make a temporary managed folder: {e}",
-                dir.display()
-            )
-        })?;
+        if let Err(source) = std::fs::create_dir_all(&dir) {
+            return Err(TempFolderError::Make { path: dir, source });
+        }
         Ok(TempFolder(dir))
     }
 
@@ -72,25 +90,23 @@ impl TempFolder {
     ///
     /// # Errors
     ///
-    /// The I/O error, with the folder's path, when it cannot be written.
-    pub(crate) fn example() -> Result<TempFolder, String> {
+    /// [`TempFolderError`], with the folder's path, when it cannot be made or written.
+    pub fn example() -> Result<TempFolder, TempFolderError> {
         let folder = TempFolder::empty()?;
         let write = || -> std::io::Result<()> {
             std::fs::write(folder.0.join(policy::SETTINGS_FILE), EXAMPLE_SETTINGS)?;
             std::fs::write(folder.0.join(policy::MCP_FILE), EXAMPLE_MCP)?;
             Ok(())
         };
-        write().map_err(|e| {
-            format!(
-                "{}: cannot write the embedded example policy: {e}",
-                folder.0.display()
-            )
+        write().map_err(|source| TempFolderError::Write {
+            path: folder.0.clone(),
+            source,
         })?;
         Ok(folder)
     }
 
     /// The folder.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.0
     }
 }

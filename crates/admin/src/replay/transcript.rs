@@ -30,7 +30,7 @@ use std::io::{self, BufRead};
 use std::sync::Arc;
 
 /// The longest line read (64 MiB); a longer line is counted bad and skipped unread.
-pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The longest line skipped before the rest of its file is given up (256 MiB): a file
 /// that is one endless line, or a sparse hole of terabytes, costs this much reading and
@@ -43,7 +43,7 @@ const DETECT_LINES: u32 = 64;
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Format {
+pub enum Format {
     /// Claude Code's `~/.claude/projects/<project>/<session>.jsonl` (and subagent files).
     Claude,
     /// Codex CLI's `~/.codex/sessions/.../rollout-*.jsonl`.
@@ -54,7 +54,7 @@ pub(crate) enum Format {
 
 impl Format {
     /// Its name in reports.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Format::Claude => "claude-code",
             Format::Codex => "codex",
@@ -65,7 +65,7 @@ impl Format {
 
 /// What the transcript records of a call after it was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Seen {
+pub enum Seen {
     /// Its result came back (the person approved it, or nothing asked).
     Ran,
     /// Its result is an error (the tool failed).
@@ -80,7 +80,7 @@ pub(crate) enum Seen {
 
 impl Seen {
     /// Every value, in report order.
-    pub(crate) const ALL: [Seen; 5] = [
+    pub const ALL: [Seen; 5] = [
         Seen::Ran,
         Seen::Failed,
         Seen::Rejected,
@@ -89,7 +89,7 @@ impl Seen {
     ];
 
     /// Its name in reports and JSON.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Seen::Ran => "ran",
             Seen::Failed => "failed",
@@ -106,7 +106,7 @@ impl Seen {
 
 /// One tool call as the transcript records it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Call {
+pub struct Call {
     /// The transcript file and the 1-based line of the call.
     pub file: Arc<str>,
     /// 1-based.
@@ -147,7 +147,7 @@ impl Call {
 
 /// What one line gave.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Item {
+pub enum Item {
     /// A tool call.
     Call(Box<Call>),
     /// The result of the call `id`.
@@ -167,7 +167,7 @@ pub(crate) enum Item {
 }
 
 /// A streaming reader of one transcript file.
-pub(crate) struct Reader<R> {
+pub struct Reader<R> {
     /// The lines of the stream, each at most [`MAX_LINE_BYTES`] (SPEC §2.1 "never floods
     /// memory": a longer one is consumed and counted bad, never loaded).
     lines: boundedfs::Lines<R>,
@@ -281,10 +281,21 @@ impl Markers {
     }
 }
 
+impl<R> fmt::Debug for Reader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader")
+            .field("file", &self.file)
+            .field("line", &self.line)
+            .field("format", &self.format)
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<R: BufRead> Reader<R> {
     /// A reader of `inner`, named `file` in reports; `stem` names its session when the
     /// lines do not.
-    pub(crate) fn new(inner: R, file: &str, stem: &str) -> Self {
+    pub fn new(inner: R, file: &str, stem: &str) -> Self {
         Reader {
             lines: boundedfs::Lines::new(inner, MAX_LINE_BYTES).with_skip_cap(MAX_SKIPPED_LINE),
             file: Arc::from(file),
@@ -307,7 +318,7 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// The format, once a line showed it.
-    pub(crate) fn format(&self) -> Option<Format> {
+    pub fn format(&self) -> Option<Format> {
         self.format
     }
 
@@ -318,7 +329,7 @@ impl<R: BufRead> Reader<R> {
     ///
     /// The read's error, or [`NotATranscriptError`] (as an `InvalidData` error whose text
     /// says why) when no line of the first [`DETECT_LINES`] is of a known format.
-    pub(crate) fn next_items(&mut self, out: &mut Vec<Item>) -> io::Result<bool> {
+    pub fn next_items(&mut self, out: &mut Vec<Item>) -> io::Result<bool> {
         let raw = self.lines.next_line(&mut self.buf);
         self.bytes = self.lines.bytes_read();
         let complete = match raw? {
@@ -495,7 +506,7 @@ fn not_a_transcript(why: String) -> io::Error {
 
 /// The error a file of no known format reads as (see [`Reader::next_items`]).
 #[derive(Debug)]
-pub(crate) struct NotATranscriptError(pub String);
+pub struct NotATranscriptError(pub String);
 
 impl fmt::Display for NotATranscriptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

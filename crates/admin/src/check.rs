@@ -20,10 +20,9 @@ mod explain;
 /// The explanation in words.
 mod render;
 
-use crate::error::CliError;
+use crate::error::CommandError;
 use crate::inputs::MachineInputs;
 use crate::inputs::PolicySource;
-use crate::out;
 use permissions::{Mode, SettingsSource};
 use policy::{ManagedLocation, Policy};
 use serde_json::{json, Value};
@@ -32,7 +31,7 @@ use std::path::PathBuf;
 
 /// What `check` reads: the call and every source, each overridable.
 #[derive(Debug, Clone)]
-pub(crate) struct CheckArgs {
+pub struct CheckRequest {
     /// `TOOL INPUT` (two words) or `Tool(spec)` (one).
     pub call: Vec<String>,
     /// The managed folder (the platform folder unless `--managed`), the person's user
@@ -49,8 +48,51 @@ pub(crate) struct CheckArgs {
     pub mode: Option<String>,
     /// Append the decision to this hash-chained log.
     pub log: Option<PathBuf>,
-    /// Print JSON.
-    pub json: bool,
+}
+
+impl CheckRequest {
+    /// A request for `call` on `machine`, with every other input at its default (the
+    /// working folder as project and working folder, the mode SPEC §4 says, no log).
+    #[must_use]
+    pub fn new(call: Vec<String>, machine: MachineInputs) -> CheckRequest {
+        CheckRequest {
+            call,
+            machine,
+            project: None,
+            cwd: None,
+            mode: None,
+            log: None,
+        }
+    }
+}
+
+/// What `check` reports of one call: the explanation (JSON with `--json`), its one
+/// rendering in words, and the exit code it ends with.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    report: Value,
+    exit_code: u8,
+}
+
+impl CheckReport {
+    /// The exit code: 0 with the verdict, 2 for a call that cannot be read, 3 for a
+    /// managed policy that cannot be read ([`crate::exit`]).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.exit_code
+    }
+
+    /// The explanation in words, one line per fact.
+    #[must_use]
+    pub fn render(&self) -> String {
+        render::render(&self.report)
+    }
+
+    /// The explanation as JSON (`--json`).
+    #[must_use]
+    pub fn to_json(&self) -> &Value {
+        &self.report
+    }
 }
 
 /// One settings file as read: its source, path, and what became of it.
@@ -64,9 +106,19 @@ struct SourceRead {
     problem: Option<String>,
 }
 
+/// Why a call cannot be read (the engine's verdict for it is an ask).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnreadableCall(String);
+
 /// A call in rule syntax or as `TOOL INPUT`, read into a tool and its input (SPEC §4
 /// "Rule syntax"); or why it cannot be read.
-fn parse_call(call: &[String]) -> Result<(String, Value), String> {
+fn parse_call(call: &[String]) -> Result<(String, Value), UnreadableCall> {
+    parse_call_words(call).map_err(UnreadableCall)
+}
+
+/// [`parse_call`], the reason a plain sentence.
+fn parse_call_words(call: &[String]) -> Result<(String, Value), String> {
     match call {
         [one] => {
             let one = one.trim();
@@ -182,10 +234,19 @@ fn read_source(source: SettingsSource, path: PathBuf) -> SourceRead {
     }
 }
 
-/// Runs `check`. Exit 0 with the verdict; 2 bad input (a call that
-/// cannot be read: the engine's verdict for it is still printed); 3 the managed policy
-/// cannot be read (it counts as in force, and the verdict says what that does).
-pub(crate) fn run(args: &CheckArgs) -> u8 {
+/// Runs `check`: the verdict the machine gives the call, explained.
+///
+/// The report's [`CheckReport::exit_code`] is 0 with the verdict; 2 for a call that
+/// cannot be read (the engine's verdict for it is still reported); 3 when the managed
+/// policy cannot be read (it counts as in force, and the verdict says what that does).
+///
+/// # Errors
+///
+/// A [`CommandError`] (exit 2) for the embedded example as policy, a `--managed`,
+/// `--project` or `--cwd` folder that does not exist, a mode that is not one, a
+/// decision log that cannot be opened or written; (exit 2 or 3) a managed policy read
+/// that does not fail closed.
+pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
     let cwd = args
         .cwd
         .clone()
@@ -198,12 +259,12 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         PolicySource::Folder(dir) => (dir.clone(), Some(dir.clone())),
         PolicySource::Platform(dir) => (dir.clone(), None),
         PolicySource::Embedded => {
-            let e = CliError::new(
+            let e = CommandError::new(
                 None,
                 "check reads a managed folder, not the embedded example",
-                crate::EXIT_BAD_INPUT,
+                crate::exit::BAD_INPUT,
             );
-            return out::fail("check", &e, args.json);
+            return Err(Box::new(e));
         }
     };
     // A folder named on the command line must exist: a typo must not read as "no policy".
@@ -214,15 +275,15 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     ] {
         if let Some(dir) = given {
             if !dir.is_dir() {
-                let e = CliError::parsed(
+                let e = CommandError::parsed(
                     format!(
                         "{}: the {flag} folder given does not exist or is not a folder",
                         dir.display()
                     ),
                     dir,
-                    crate::EXIT_BAD_INPUT,
+                    crate::exit::BAD_INPUT,
                 );
-                return out::fail("check", &e, args.json);
+                return Err(Box::new(e));
             }
         }
     }
@@ -230,8 +291,11 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         None => None,
         Some(Ok(m)) => Some(m),
         Some(Err(e)) => {
-            let e = CliError::new(None, format!("--mode: {e}"), crate::EXIT_BAD_INPUT);
-            return out::fail("check", &e, args.json);
+            return Err(Box::new(CommandError::new(
+                None,
+                format!("--mode: {e}"),
+                crate::exit::BAD_INPUT,
+            )));
         }
     };
     let (tool, input, unreadable_call) = match parse_call(&args.call) {
@@ -273,7 +337,7 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
     };
     if let Err(e) = &policy_read {
         if !e.is_fail_closed() {
-            return out::fail("check", &CliError::from_policy(e), args.json);
+            return Err(Box::new(CommandError::from_policy(e)));
         }
     }
     let [user, project_in, local, flag] = reads.each_ref().map(|r| r.input.clone());
@@ -304,19 +368,19 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         Some(path) => match session::DecisionLog::create(path) {
             Ok(l) => Some(std::sync::Arc::new(l)),
             Err(e) => {
-                let e = CliError::parsed(
+                let e = CommandError::parsed(
                     format!("{}: the decision log cannot be opened: {e}", path.display()),
                     path,
-                    crate::EXIT_BAD_INPUT,
+                    crate::exit::BAD_INPUT,
                 );
-                return out::fail("check", &e, args.json);
+                return Err(Box::new(e));
             }
         },
     };
     let report = match &unreadable_call {
         Some(why) => json!({
             "call": args.call,
-            "error": {"reason": why, "exit_code": crate::EXIT_BAD_INPUT},
+            "error": {"reason": why.to_string(), "exit_code": crate::exit::BAD_INPUT},
             "verdict": {"decision": "ask", "reason": format!("the call cannot be read ({why}); the engine asks before what it cannot read")},
         }),
         None => {
@@ -343,35 +407,28 @@ pub(crate) fn run(args: &CheckArgs) -> u8 {
         let flushed = l.flush().err().map(|e| e.to_string());
         if let Some(e) = l.error().or(flushed) {
             let path = args.log.clone().unwrap_or_default();
-            let e = CliError::parsed(
+            let e = CommandError::parsed(
                 format!(
                     "{}: the decision log cannot be written: {e}",
                     path.display()
                 ),
                 &path,
-                crate::EXIT_BAD_INPUT,
+                crate::exit::BAD_INPUT,
             );
-            return out::fail("check", &e, args.json);
+            return Err(Box::new(e));
         }
     }
     let code = if unreadable_call.is_some() {
-        crate::EXIT_BAD_INPUT
+        crate::exit::BAD_INPUT
     } else if policy_read.is_err() {
-        crate::EXIT_POLICY_UNREADABLE
+        crate::exit::POLICY_UNREADABLE
     } else {
-        crate::EXIT_OK
+        crate::exit::OK
     };
-    let text = if args.json {
-        let mut t = serde_json::to_string_pretty(&report).unwrap_or_default();
-        t.push('\n');
-        t
-    } else {
-        render::render(&report)
-    };
-    match out::print(&text) {
-        Ok(()) => code,
-        Err(e) => out::after_write_error(&e, code, "check"),
-    }
+    Ok(CheckReport {
+        report,
+        exit_code: code,
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The first character of `text` that does not show as itself: a control, a format
 /// character (zero-width, direction marks), or a space other than the plain one.
-pub(crate) fn hidden_char(text: &str) -> Option<char> {
+pub fn hidden_char(text: &str) -> Option<char> {
     text.chars().find(|c| is_hidden(*c))
 }
 
@@ -27,7 +27,7 @@ fn is_hidden(c: char) -> bool {
 /// as nothing or as a plain space ([`hidden_char`]: the Hangul fillers) written as
 /// `\u{…}` too. A rule that only looks like another never reads as it, and a name
 /// cannot start a new line.
-pub(crate) fn escape(s: &str) -> String {
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if matches!(c, '\\' | '\'' | '"') {
@@ -48,7 +48,7 @@ fn needs_escape_debug(c: char) -> bool {
 
 /// `s` cut (with `…`) to at most `width` terminal columns (a wide character takes two,
 /// a control none); unchanged when it fits.
-pub(crate) fn truncate(s: &str, width: usize) -> String {
+pub fn truncate(s: &str, width: usize) -> String {
     if s.width() <= width {
         return s.to_owned();
     }
@@ -68,7 +68,7 @@ pub(crate) fn truncate(s: &str, width: usize) -> String {
 
 /// `s` padded with spaces or cut (with `…`, [`truncate`]) to exactly `width` terminal
 /// columns: a table cell.
-pub(crate) fn fit(s: &str, width: usize) -> String {
+pub fn fit(s: &str, width: usize) -> String {
     let mut out = truncate(s, width);
     let used = out.width();
     out.push_str(&" ".repeat(width.saturating_sub(used)));

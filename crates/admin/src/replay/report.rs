@@ -7,13 +7,18 @@
 //! tools and rules, never by the number of calls: lists of examples are capped.
 
 use super::judged::Judged;
+use super::summary::{
+    Against, BadLine, BadLines, Change, Counts, DecidedAlike, DecidedOtherwise, Example, Listed,
+    NotATranscript, PolicyEntry, ReplaySummary, RuleCounts, SeenKey, SessionSummary,
+    TranscriptRead,
+};
 use super::transcript::{parts_json, Call, Seen};
 use crate::inputs::PersonMods;
 use crate::text::escape;
 use permissions::{Decision, Mode};
 use policy::{Policy, PolicyError};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
@@ -66,8 +71,12 @@ fn slot(d: Decision) -> usize {
     }
 }
 
-fn tally_json(t: &Tally) -> Value {
-    json!({"allow": t[0], "ask": t[1], "deny": t[2]})
+fn counts(t: &Tally) -> Counts {
+    Counts {
+        allow: t[0],
+        ask: t[1],
+        deny: t[2],
+    }
 }
 
 /// One session's rows.
@@ -86,11 +95,11 @@ struct SessionRow {
 #[derive(Debug, Default)]
 struct Group {
     calls: u64,
-    examples: Vec<Value>,
+    examples: Vec<Example>,
 }
 
 impl Group {
-    fn add(&mut self, example: impl FnOnce() -> Value, cap: usize) {
+    fn add(&mut self, example: impl FnOnce() -> Example, cap: usize) {
         self.calls += 1;
         if self.examples.len() < cap {
             self.examples.push(example());
@@ -103,8 +112,8 @@ pub(crate) struct Report {
     json: bool,
     out: Box<dyn Write>,
     write_error: Option<io::Error>,
-    policy: Value,
-    against: Option<Value>,
+    policy: PolicyEntry,
+    against: Option<PolicyEntry>,
     person: Vec<String>,
     calls: u64,
     tally: Tally,
@@ -120,9 +129,9 @@ pub(crate) struct Report {
     differ_calls: u64,
     otherwise: BTreeMap<(usize, usize, String), Group>,
     bad: u64,
-    bad_lines: Vec<Value>,
-    unknown: Vec<Value>,
-    files: Vec<Value>,
+    bad_lines: Vec<BadLine>,
+    unknown: Vec<NotATranscript>,
+    files: Vec<TranscriptRead>,
     file_calls: u64,
     file_bad: u64,
     notes: BTreeSet<String>,
@@ -204,24 +213,28 @@ impl<'a> JudgedJson<'a> {
 
 /// A policy's entry in the report: its name, its rules, every warning of its read (as
 /// `policy show` gives them), or why it cannot be read.
-fn policy_json(name: &str, folder: &Path, read: &Result<Policy, PolicyError>) -> Value {
+fn policy_entry(name: &str, folder: &Path, read: &Result<Policy, PolicyError>) -> PolicyEntry {
     match read {
         Ok(p) => {
             let location = policy::ManagedLocation::Explicit(folder.to_path_buf());
-            let view = crate::policy_show::view(&location, p);
+            let view = crate::policy_view::view(&location, p);
             let r = &view.rules;
-            json!({
-                "managed": name,
-                "rules": r.deny + r.ask + r.allow,
-                "rule_counts": {"deny": r.deny, "ask": r.ask, "allow": r.allow},
-                "warnings": view.warnings,
-            })
+            PolicyEntry::Read {
+                managed: name.to_owned(),
+                rules: r.deny + r.ask + r.allow,
+                rule_counts: RuleCounts {
+                    deny: r.deny,
+                    ask: r.ask,
+                    allow: r.allow,
+                },
+                warnings: view.warnings,
+            }
         }
-        Err(e) => json!({
-            "managed": name,
-            "error": e.to_string(),
-            "in_force": "the policy cannot be read, so it counts as in force: no call is allowed without asking, and the readable settings' deny rules still deny (SPEC §2.1 fail closed)",
-        }),
+        Err(e) => PolicyEntry::Unreadable {
+            managed: name.to_owned(),
+            error: e.to_string(),
+            in_force: "the policy cannot be read, so it counts as in force: no call is allowed without asking, and the readable settings' deny rules still deny (SPEC §2.1 fail closed)",
+        },
     }
 }
 
@@ -267,8 +280,8 @@ impl Report {
             json,
             out,
             write_error: None,
-            policy: policy_json(name, managed, policy),
-            against: against.map(|(d, r)| policy_json(&super::shown_path(d), d, r)),
+            policy: policy_entry(name, managed, policy),
+            against: against.map(|(d, r)| policy_entry(&super::shown_path(d), d, r)),
             person: person.mods.iter().map(|m| m.info.id.clone()).collect(),
             calls: 0,
             tally: [0; 3],
@@ -310,9 +323,10 @@ impl Report {
 
     /// A file that is no transcript (exit 2), and why.
     pub(crate) fn not_a_transcript(&mut self, file: &str, why: &str) {
-        // Said at once on standard error too, for whoever runs it from a script.
-        crate::out::say("replay", &format!("{}: {}", escape(file), escape(why)));
-        self.unknown.push(json!({"file": file, "reason": why}));
+        self.unknown.push(NotATranscript {
+            file: file.to_owned(),
+            reason: why.to_owned(),
+        });
         self.file_calls = 0;
         self.file_bad = 0;
     }
@@ -327,35 +341,42 @@ impl Report {
         self.bad += 1;
         self.file_bad += 1;
         if self.bad_lines.len() < BAD_LISTED {
-            self.bad_lines
-                .push(json!({"file": file, "line": line, "reason": why}));
+            self.bad_lines.push(BadLine {
+                file: file.to_owned(),
+                line,
+                reason: why.to_owned(),
+            });
         }
     }
 
     /// The end of one file.
-    pub(crate) fn file_done(&mut self, file: &str, format: Option<&str>) {
-        self.files.push(json!({
-            "file": file,
-            "format": format,
-            "calls": self.file_calls,
-            "bad_lines": self.file_bad,
-        }));
+    pub(crate) fn file_done(&mut self, file: &str, format: Option<&'static str>) {
+        self.files.push(TranscriptRead {
+            file: file.to_owned(),
+            format,
+            calls: self.file_calls,
+            bad_lines: self.file_bad,
+        });
         self.file_calls = 0;
         self.file_bad = 0;
     }
 
-    fn example(call: &Call, j: &Judged) -> Value {
+    fn example(call: &Call, j: &Judged) -> Example {
         let (tool, input) = call
             .parts()
             .get(j.part)
             .map_or((call.tool.as_str(), &call.input), |(t, i)| (*t, *i));
-        json!({
-            "file": &*call.file,
-            "line": call.line,
-            "call": summary(tool, input),
-            "decision": j.verdict.decision.as_str(),
-            "decided_by": j.decided_by(),
-        })
+        Example {
+            file: call.file.to_string(),
+            line: call.line,
+            call: summary(tool, input),
+            decision: j.verdict.decision.as_str(),
+            decided_by: j.decided_by(),
+            transcript: None,
+            rewritten_by: None,
+            was: None,
+            was_decided_by: None,
+        }
     }
 
     /// One call, judged (and judged under `--against`), with what the transcript says
@@ -422,12 +443,9 @@ impl Report {
         bump(self.seen_vs_now.entry(seen).or_default());
         if matches!(seen, Seen::Rejected | Seen::Interrupted) {
             self.rejected.add(
-                || {
-                    let mut e = Report::example(call, j);
-                    if let Some(o) = e.as_object_mut() {
-                        o.insert("transcript".into(), json!(seen.as_str()));
-                    }
-                    e
+                || Example {
+                    transcript: Some(seen.as_str()),
+                    ..Report::example(call, j)
                 },
                 LISTED,
             );
@@ -437,12 +455,9 @@ impl Report {
         }
         if j.held {
             self.held.add(
-                || {
-                    let mut e = Report::example(call, j);
-                    if let Some(o) = e.as_object_mut() {
-                        o.insert("rewritten_by".into(), json!(j.rewritten_by));
-                    }
-                    e
+                || Example {
+                    rewritten_by: Some(j.rewritten_by.clone()),
+                    ..Report::example(call, j)
                 },
                 LISTED,
             );
@@ -465,13 +480,10 @@ impl Report {
                 a.decided_by(),
             );
             groups.entry(key).or_default().add(
-                || {
-                    let mut e = Report::example(call, a);
-                    if let Some(o) = e.as_object_mut() {
-                        o.insert("was".into(), json!(j.verdict.decision.as_str()));
-                        o.insert("was_decided_by".into(), json!(j.decided_by()));
-                    }
-                    e
+                || Example {
+                    was: Some(j.verdict.decision.as_str()),
+                    was_decided_by: Some(j.decided_by()),
+                    ..Report::example(call, a)
                 },
                 EXAMPLES,
             );
@@ -505,111 +517,112 @@ impl Report {
         }
     }
 
-    fn summary_json(&self) -> Value {
-        let sessions: Vec<Value> = self
+    /// The summary of what was judged so far.
+    fn summary(&mut self) -> ReplaySummary {
+        let sessions = self
             .sessions
             .iter()
-            .map(|(id, r)| {
-                let tools: Map<String, Value> = r
+            .map(|(id, r)| SessionSummary {
+                session: id.clone(),
+                file: r.file.clone(),
+                cwd: r.cwd.clone(),
+                cwd_here: r.cwd_here,
+                mode: r.mode.clone(),
+                calls: r.calls,
+                by_decision: counts(&r.tally),
+                by_tool: r
                     .tools
                     .iter()
-                    .map(|(t, c)| (t.clone(), tally_json(c)))
-                    .collect();
-                json!({
-                    "session": id,
-                    "file": r.file,
-                    "cwd": r.cwd,
-                    "cwd_here": r.cwd_here,
-                    "mode": r.mode,
-                    "calls": r.calls,
-                    "by_decision": tally_json(&r.tally),
-                    "by_tool": tools,
-                })
+                    .map(|(t, c)| (t.clone(), counts(c)))
+                    .collect(),
             })
             .collect();
-        let tools: Map<String, Value> = self
-            .tools
-            .iter()
-            .map(|(t, c)| (t.clone(), tally_json(c)))
-            .collect();
-        let rules: Vec<Value> = self
+        let denies_and_asks = self
             .rules
             .iter()
-            .map(|((d, by), g)| {
-                let decision = ["deny", "ask", "allow"].get(*d).copied().unwrap_or("deny");
-                json!({
-                    "decision": decision,
-                    "decided_by": by,
-                    "calls": g.calls,
-                    "examples": g.examples,
-                })
+            .map(|((d, by), g)| DecidedAlike {
+                decision: ["deny", "ask", "allow"].get(*d).copied().unwrap_or("deny"),
+                decided_by: by.clone(),
+                calls: g.calls,
+                examples: g.examples.clone(),
             })
-            .collect();
-        let seen: Map<String, Value> = self
-            .seen_vs_now
-            .iter()
-            .map(|(s, t)| (s.as_str().to_owned(), tally_json(t)))
             .collect();
         let names = ["allow", "ask", "deny"];
-        let against = self.against.as_ref().map(|a| {
-            let changes = |m: &BTreeMap<(usize, usize, String), Group>| -> Vec<Value> {
-                m.iter()
-                    .map(|((from, to, by), g)| {
-                        json!({
-                            "from": names.get(*from),
-                            "to": names.get(*to),
-                            "decided_by": by,
-                            "calls": g.calls,
-                            "examples": g.examples,
-                        })
-                    })
-                    .collect()
-            };
-            let otherwise: u64 = self.otherwise.values().map(|g| g.calls).sum();
-            json!({
-                "policy": a,
-                "differ": self.differ_calls,
-                "changes": changes(&self.differ),
-                "decided_otherwise": {"calls": otherwise, "changes": changes(&self.otherwise)},
-            })
+        let changes = |m: &BTreeMap<(usize, usize, String), Group>| -> Vec<Change> {
+            m.iter()
+                .map(|((from, to, by), g)| Change {
+                    from: names.get(*from).copied(),
+                    to: names.get(*to).copied(),
+                    decided_by: by.clone(),
+                    calls: g.calls,
+                    examples: g.examples.clone(),
+                })
+                .collect()
+        };
+        let against = self.against.clone().map(|policy| Against {
+            policy,
+            differ: self.differ_calls,
+            changes: changes(&self.differ),
+            decided_otherwise: DecidedOtherwise {
+                calls: self.otherwise.values().map(|g| g.calls).sum(),
+                changes: changes(&self.otherwise),
+            },
         });
-        json!({
-            "replay": "summary",
-            "policy": self.policy,
-            "person_plugins": self.person,
-            "transcripts": self.files,
-            "sessions": sessions,
-            "calls": self.calls,
-            "by_decision": tally_json(&self.tally),
-            "by_tool": tools,
-            "denies_and_asks": rules,
-            "transcript_vs_now": seen,
-            "rejected_in_transcript": {"calls": self.rejected.calls, "listed": self.rejected.examples},
-            "ran_but_denied_now": {"calls": self.ran_denied.calls, "listed": self.ran_denied.examples},
-            "held_over_person_plugin": {"calls": self.held.calls, "listed": self.held.examples},
-            "against": against,
-            "bad_lines": {"count": self.bad, "listed": self.bad_lines},
-            "not_transcripts": self.unknown,
-            "notes": self.notes,
-        })
+        let listed = |g: &Group| Listed {
+            calls: g.calls,
+            listed: g.examples.clone(),
+        };
+        ReplaySummary {
+            replay: "summary",
+            policy: self.policy.clone(),
+            person_plugins: self.person.clone(),
+            transcripts: std::mem::take(&mut self.files),
+            sessions,
+            calls: self.calls,
+            by_decision: counts(&self.tally),
+            by_tool: self
+                .tools
+                .iter()
+                .map(|(t, c)| (t.clone(), counts(c)))
+                .collect(),
+            denies_and_asks,
+            transcript_vs_now: self
+                .seen_vs_now
+                .iter()
+                .map(|(s, t)| (SeenKey(*s), counts(t)))
+                .collect(),
+            rejected_in_transcript: listed(&self.rejected),
+            ran_but_denied_now: listed(&self.ran_denied),
+            held_over_person_plugin: listed(&self.held),
+            against,
+            bad_lines: BadLines {
+                count: self.bad,
+                listed: std::mem::take(&mut self.bad_lines),
+            },
+            not_transcripts: std::mem::take(&mut self.unknown),
+            notes: std::mem::take(&mut self.notes),
+        }
     }
 
-    /// Writes the summary (the last JSON line, or the text report) and flushes.
-    ///
-    /// # Errors
-    ///
-    /// The write's error.
-    pub(crate) fn finish(mut self) -> io::Result<()> {
+    /// The summary, written (the last JSON line, or the report in words) and flushed;
+    /// with the write's error, when there was one.
+    pub(crate) fn finish(mut self) -> (ReplaySummary, Option<io::Error>) {
+        let summary = self.summary();
         if let Some(e) = self.write_error.take() {
-            return Err(e);
+            return (summary, Some(e));
         }
-        let summary = self.summary_json();
         let text = if self.json {
-            format!("{summary}\n")
+            match serde_json::to_string(&summary) {
+                Ok(line) => line + "\n",
+                Err(e) => return (summary, Some(io::Error::from(e))),
+            }
         } else {
-            super::render::render(&summary)
+            summary.render()
         };
-        self.out.write_all(text.as_bytes())?;
-        self.out.flush()
+        let written = self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush());
+        (summary, written.err())
     }
 }
