@@ -192,7 +192,8 @@ pub fn mod_holds(source: &PolicySource, person: &PersonInputs) -> Result<ModHold
             &crate::progress::Silent,
         );
         let managed = loader::managed_settings(&Ok(policy.clone()));
-        let mods = PersonMods::read(person, &managed, folder).map_err(AuditError::BadInput)?;
+        let mods = PersonMods::read(person, &managed, folder)
+            .map_err(|e| AuditError::BadInput(e.to_string()))?;
         let pinned = attacks::pinned_names(&catalogue);
         let reports = person::mod_reports(folder, &catalogue, &mods, HookRunner::NotRun, &pinned);
         Ok(ModHolds {
@@ -257,7 +258,8 @@ fn audit_folder(
         PersonMods::default()
     } else {
         let managed = loader::managed_settings(&Ok(policy.clone()));
-        PersonMods::read(person_inputs, &managed, folder).map_err(AuditError::BadInput)?
+        PersonMods::read(person_inputs, &managed, folder)
+            .map_err(|e| AuditError::BadInput(e.to_string()))?
     };
     let listed = || person.listed();
     let start_mode = oracle.session().core().facts().mode;

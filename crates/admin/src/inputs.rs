@@ -78,7 +78,7 @@ pub struct PersonMod {
     /// The plugin folder.
     pub folder: PathBuf,
     /// Its mod (`None`: no hooks module), or the line saying why it cannot load.
-    pub source: Result<Option<mods::ModSource>, String>,
+    pub source: Result<Option<mods::ModSource>, mods::LoadError>,
     /// The events its `register` hooks, as `mods check` reads them (static).
     pub hooks: Vec<String>,
     /// `pluginConfigs` options, as [`loader::options_for`] reads them.
@@ -107,13 +107,10 @@ impl PersonMods {
         inputs: &PersonInputs,
         managed: &Map<String, Value>,
         managed_folder: &Path,
-    ) -> Result<PersonMods, String> {
+    ) -> Result<PersonMods, PersonInputsError> {
         for dir in &inputs.plugin_dirs {
             if !dir.is_dir() {
-                return Err(format!(
-                    "{}: the --plugin-dir given is not a folder",
-                    dir.display()
-                ));
+                return Err(PersonInputsError::NotAFolder(dir.clone()));
             }
         }
         let settings = match &inputs.settings {
@@ -148,9 +145,7 @@ impl PersonMods {
             .filter(|f| f.tier == Tier::User)
             .map(|f| {
                 let source = if f.is_mod {
-                    mods::load_folder(&f.folder)
-                        .map(Some)
-                        .map_err(|e| e.to_string())
+                    mods::load_folder(&f.folder).map(Some)
                 } else {
                     Ok(None)
                 };
@@ -196,7 +191,7 @@ impl PersonMod {
         let host = mods::HostConfig::default();
         match &self.source {
             Ok(None) => Listed::from(fnhooks::Plugin::new(self.info.clone())),
-            Err(why) => Listed::unloadable(self.info.clone(), why.clone()),
+            Err(why) => Listed::unloadable(self.info.clone(), why.to_string()),
             Ok(Some(source)) => match mods::ModPlugin::new(source.clone(), &self.options, host) {
                 Ok(p) => {
                     let p = match ran {
@@ -214,7 +209,11 @@ impl PersonMod {
     }
 
     /// Whether its mod loads.
-    pub fn load(&self) -> Result<(), String> {
+    ///
+    /// # Errors
+    ///
+    /// Why it does not (the file, position and reason).
+    pub fn load(&self) -> Result<(), mods::LoadError> {
         self.source.as_ref().map(|_| ()).map_err(Clone::clone)
     }
 }
@@ -238,24 +237,51 @@ fn hooked(source: &mods::ModSource) -> Vec<String> {
 /// A settings file as a JSON object, or why not (path, line, column). Read as the
 /// managed policy is (SPEC §2.1 "Reading never hangs"): a FIFO, a device or a folder is
 /// refused by name, never read, and the file is capped at 16 MiB.
-fn read_settings(file: &Path) -> Result<Map<String, Value>, String> {
-    let bytes = policy::json::read_bounded(file).map_err(|e| {
-        format!(
-            "{}: the --settings file cannot be read: {e}",
-            file.display()
-        )
-    })?;
+fn read_settings(file: &Path) -> Result<Map<String, Value>, PersonInputsError> {
+    let bytes =
+        policy::json::read_bounded(file).map_err(|reason| PersonInputsError::Unreadable {
+            file: file.to_path_buf(),
+            reason,
+        })?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(format!(
-            "{}: the --settings file is not a JSON object",
-            file.display()
-        )),
-        Err(e) => Err(format!(
-            "{}:{}:{}: the --settings file is not JSON: {e}",
-            file.display(),
-            e.line(),
-            e.column()
-        )),
+        Ok(_) => Err(PersonInputsError::NotAnObject(file.to_path_buf())),
+        Err(source) => Err(PersonInputsError::NotJson {
+            file: file.to_path_buf(),
+            line: source.line(),
+            column: source.column(),
+            source,
+        }),
     }
+}
+
+/// Why the person's plugins a command names cannot be read (bad input, exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum PersonInputsError {
+    /// A `--plugin-dir` that is not a folder.
+    #[error("{}: the --plugin-dir given is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// A `--settings` file that cannot be read (missing, not a regular file, too large).
+    #[error("{}: the --settings file cannot be read: {reason}", file.display())]
+    Unreadable {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        reason: policy::json::BoundedReadError,
+    },
+    /// A `--settings` file that is JSON but not an object.
+    #[error("{}: the --settings file is not a JSON object", .0.display())]
+    NotAnObject(PathBuf),
+    /// A `--settings` file that is not JSON.
+    #[error("{}:{line}:{column}: the --settings file is not JSON: {source}", file.display())]
+    NotJson {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
 }

@@ -64,7 +64,7 @@ pub(super) struct ModReport {
     /// Its folder.
     pub folder: PathBuf,
     /// Whether it loads, or why not.
-    pub load: Result<(), String>,
+    pub load: Result<(), mods::LoadError>,
     /// The events its `register` hooks (static).
     pub hooks: Vec<String>,
     /// Per event it ran at, in catalogue order, then the probes.
@@ -104,7 +104,6 @@ pub(super) fn mod_reports(
                 let start = |seated: bool| {
                     let listed = vec![m.listed(Some(Arc::clone(&ran)))];
                     BlockingSession::start_listed(attacks::config(folder, seated, hooks), listed)
-                        .map_err(|e| e.to_string())
                 };
                 let sessions = [start(false), start(true)];
                 for (i, attack) in catalogue.iter().enumerate() {
@@ -112,7 +111,7 @@ pub(super) fn mod_reports(
                         continue;
                     }
                     ran.store(false, Ordering::Relaxed);
-                    let arm = |s: &Result<BlockingSession, String>| match s {
+                    let arm = |s: &Result<BlockingSession, session::SessionError>| match s {
                         Ok(s) => attacks::run_alone(s, attack, 20_000 + i),
                         Err(e) => Some((
                             Arm {
@@ -366,7 +365,7 @@ pub(super) fn to_json(r: &ModReport) -> Value {
         "id": r.id,
         "folder": r.folder.display().to_string(),
         "loads": r.load.is_ok(),
-        "load_error": r.load.as_ref().err(),
+        "load_error": r.load.as_ref().err().map(ToString::to_string),
         "hooks": r.hooks,
         "breaches": r.breaches(),
         "events": r.events.iter().map(|e| json!({

@@ -97,9 +97,9 @@ pub(in crate::audit) struct ArmSessions<'p> {
     /// --plugin-dir`), fresh for each session.
     person: &'p (dyn Fn() -> Vec<Listed> + Sync),
     /// The shared sessions by their key, or why one could not start.
-    shared: Vec<(SharedKey, Result<BlockingSession, String>)>,
+    shared: Vec<(SharedKey, Result<BlockingSession, session::SessionError>)>,
     /// Sessions with no person's plugins, unseated, by the mode they started in.
-    oracles: Vec<(Mode, Result<BlockingSession, String>)>,
+    oracles: Vec<(Mode, Result<BlockingSession, session::SessionError>)>,
 }
 
 /// A shared session's key: seated or not, the mode it was started in (`None`: the
@@ -154,7 +154,7 @@ impl<'p> ArmSessions<'p> {
         let at = match self.shared.iter().position(|(k, _)| *k == key) {
             Some(at) => at,
             None => {
-                let session = self.start(mode, seated, plugin).map_err(|e| e.to_string());
+                let session = self.start(mode, seated, plugin);
                 self.shared.push((key, session));
                 self.shared.len() - 1
             }
@@ -196,7 +196,7 @@ impl<'p> ArmSessions<'p> {
                     mode: Some(mode),
                     ..config(self.folder, false, self.hooks)
                 };
-                let session = BlockingSession::start(config, Vec::new()).map_err(|e| e.to_string());
+                let session = BlockingSession::start(config, Vec::new());
                 self.oracles.push((mode, session));
                 self.oracles.len() - 1
             }
