@@ -85,8 +85,22 @@ pub struct Question<'a> {
 #[must_use]
 pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdict {
     let subject = Subject::new(q, facts, rules);
+    decide_subject(rules, &subject, q, facts)
+}
+
+/// [`decide`] on a question already prepared for matching: `subject` is
+/// `Subject::new(q, facts, r)` for any rule set `r` with the same
+/// `additionalDirectories` as `rules` (the subject depends on the rules through the
+/// working directories only), so one subject serves every rule of a set judged
+/// alone ([`crate::explain()`]).
+pub(crate) fn decide_subject(
+    rules: &RuleSet,
+    subject: &Subject<'_>,
+    q: &Question<'_>,
+    facts: &SessionFacts,
+) -> Verdict {
     let mode = rules.effective_mode(facts.mode);
-    if let Some(rule) = first_strict(rules, Behavior::Deny, &subject, facts) {
+    if let Some(rule) = first_strict(rules, Behavior::Deny, subject, facts) {
         return named(
             Decision::Deny,
             rule,
@@ -108,10 +122,10 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         v.setting = Some(BLOCK_READS_SETTING.to_owned());
         return v;
     }
-    if let Some(rule) = first_uncertain(rules, Behavior::Deny, &subject) {
-        return host(uncertain(rule, &subject), facts, q.tool);
+    if let Some(rule) = first_uncertain(rules, Behavior::Deny, subject) {
+        return host(uncertain(rule, subject), facts, q.tool);
     }
-    if let Some(rule) = first_strict(rules, Behavior::Ask, &subject, facts) {
+    if let Some(rule) = first_strict(rules, Behavior::Ask, subject, facts) {
         let v = named(
             Decision::Ask,
             rule,
@@ -122,8 +136,8 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
         );
         return host(v, facts, q.tool);
     }
-    if let Some(rule) = first_uncertain(rules, Behavior::Ask, &subject) {
-        return host(uncertain(rule, &subject), facts, q.tool);
+    if let Some(rule) = first_uncertain(rules, Behavior::Ask, subject) {
+        return host(uncertain(rule, subject), facts, q.tool);
     }
     if rules.blocks_reads_outside() && subject.command.is_some() {
         let unsandboxed = q
@@ -185,7 +199,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             .with_reason("bypassPermissions mode allows this call");
     }
     if mode != Mode::Plan {
-        if let Some(rule) = allowing_rule(rules, &subject, facts, mode) {
+        if let Some(rule) = allowing_rule(rules, subject, facts, mode) {
             return named(
                 Decision::Allow,
                 rule,
@@ -196,7 +210,7 @@ pub fn decide(rules: &RuleSet, q: &Question<'_>, facts: &SessionFacts) -> Verdic
             );
         }
     }
-    mode_default(&subject, facts, mode)
+    mode_default(subject, facts, mode)
 }
 
 fn mode_default(s: &Subject<'_>, facts: &SessionFacts, mode: Mode) -> Verdict {

@@ -4,6 +4,7 @@
 pub mod bash;
 pub mod classic;
 mod decide;
+mod explain;
 mod facts;
 mod index;
 mod matcher;
@@ -19,6 +20,7 @@ pub use decide::{
 /// The answer of `tool.check` (SPEC §1.6), owned by `events` with the other event
 /// shapes and used here as the core's decision.
 pub use events::{Decision, Verdict};
+pub use explain::{explain, Explainer, Explanation, Met};
 pub use facts::{
     is_chrome_tool, Host, Loop, Mode, ParseNameError, SessionFacts, SettingsSource, CHROME_SERVER,
 };

@@ -105,6 +105,18 @@ pub(crate) fn reference_decide(
     input: &Value,
     facts: &SessionFacts,
 ) -> (Decision, Option<String>) {
+    let (decision, rule, _) = reference_answer(sources, tool, input, facts);
+    (decision, rule)
+}
+
+/// The answer of the reference model: the decision, the rule it names, and whether
+/// the rule only may meet what the core cannot see (the verdict's `uncertain`).
+pub(crate) fn reference_answer(
+    sources: &[(SettingsSource, &Value)],
+    tool: &str,
+    input: &Value,
+    facts: &SessionFacts,
+) -> (Decision, Option<String>, bool) {
     let rules = rules_of(sources);
     let bypass_off = sources.iter().any(|(_, v)| {
         v.get("permissions")
@@ -208,7 +220,7 @@ pub(crate) fn reference_decide(
             .iter()
             .filter(|r| r.behavior == Behavior::Deny && strict_hit(r)),
     ) {
-        return (Decision::Deny, Some(r.text.clone()));
+        return (Decision::Deny, Some(r.text.clone()), false);
     }
     // Among the rules an uncertain part could meet, one whose command word the code
     // names comes first.
@@ -225,34 +237,38 @@ pub(crate) fn reference_decide(
             _ => false,
         }
     };
-    for (behavior, hit) in [
-        (Behavior::Deny, &named_in_code as &dyn Fn(&RefRule) -> bool),
-        (Behavior::Deny, &uncertain_hit),
-        (Behavior::Ask, &strict_hit),
-        (Behavior::Ask, &named_in_code),
-        (Behavior::Ask, &uncertain_hit),
+    for (behavior, hit, uncertain) in [
+        (
+            Behavior::Deny,
+            &named_in_code as &dyn Fn(&RefRule) -> bool,
+            true,
+        ),
+        (Behavior::Deny, &uncertain_hit, true),
+        (Behavior::Ask, &strict_hit, false),
+        (Behavior::Ask, &named_in_code, true),
+        (Behavior::Ask, &uncertain_hit, true),
     ] {
         if let Some(r) = first(rules.iter().filter(|r| r.behavior == behavior && hit(r))) {
-            return (Decision::Ask, Some(r.text.clone()));
+            return (Decision::Ask, Some(r.text.clone()), uncertain);
         }
     }
     if command.as_ref().is_some_and(|c| !c.parsed) {
-        return (Decision::Ask, None);
+        return (Decision::Ask, None, false);
     }
     let protected = (EDITS.contains(&tool) && file_path.as_ref().is_some_and(|p| is_protected(p)))
         || files.iter().any(|(p, w, _, _)| *w && is_protected(p));
     if protected {
-        return (Decision::Ask, None);
+        return (Decision::Ask, None, false);
     }
     // An rm/rmdir of a critical path: never approved automatically.
     if command
         .as_ref()
         .is_some_and(|c| c.files.iter().any(|f| removes_critical(f, facts)))
     {
-        return (Decision::Ask, None);
+        return (Decision::Ask, None, false);
     }
     if mode == Mode::BypassPermissions {
-        return (Decision::Allow, None);
+        return (Decision::Allow, None, false);
     }
     let mode_edit =
         |p: &[String]| mode == Mode::AcceptEdits && is_within(p, &cwd) && !is_protected(p);
@@ -304,7 +320,7 @@ pub(crate) fn reference_decide(
                 }
                 if covered {
                     if let Some(r) = first(used.into_iter()) {
-                        return (Decision::Allow, Some(r.text.clone()));
+                        return (Decision::Allow, Some(r.text.clone()), false);
                     }
                 }
             }
@@ -320,13 +336,13 @@ pub(crate) fn reference_decide(
                 }
             }));
             if let Some(r) = hit {
-                return (Decision::Allow, Some(r.text.clone()));
+                return (Decision::Allow, Some(r.text.clone()), false);
             }
         }
     }
     // The mode's default.
     if READ_ONLY_TOOLS.contains(&tool) {
-        return (Decision::Allow, None);
+        return (Decision::Allow, None, false);
     }
     if let Some(c) = &command {
         let writes: Vec<_> = files.iter().filter(|f| f.1).collect();
@@ -335,7 +351,7 @@ pub(crate) fn reference_decide(
             && c.parts.iter().all(|p| p.read_only)
             && writes.is_empty()
         {
-            return (Decision::Allow, None);
+            return (Decision::Allow, None, false);
         }
         if mode == Mode::AcceptEdits
             && c.certain
@@ -343,11 +359,11 @@ pub(crate) fn reference_decide(
             && c.parts.iter().all(|p| p.read_only || p.edits_files)
             && writes.iter().all(|(p, _, _, res)| *res && mode_edit(p))
         {
-            return (Decision::Allow, None);
+            return (Decision::Allow, None, false);
         }
     }
     if EDITS.contains(&tool) && file_path.as_ref().is_some_and(|p| mode_edit(p)) {
-        return (Decision::Allow, None);
+        return (Decision::Allow, None, false);
     }
-    (Decision::Ask, None)
+    (Decision::Ask, None, false)
 }

@@ -386,6 +386,26 @@ impl RuleSet {
         });
     }
 
+    /// The machine with `rule` as its only rule: every other setting of this set
+    /// (`disableBypassPermissionsMode`, `disableAutoMode`,
+    /// `blockReadsOutsideWorkingDirectories`, `additionalDirectories`,
+    /// `allowManagedPermissionRulesOnly`) unchanged, the rule as parsed here (no
+    /// settings read again). What [`crate::explain()`] asks each rule.
+    pub(crate) fn alone(&self, rule: &Rule) -> RuleSet {
+        let rules = vec![rule.clone()];
+        RuleSet {
+            index: Arc::new(Index::build(&rules)),
+            rules,
+            managed_only: self.managed_only,
+            bypass_disabled: self.bypass_disabled,
+            auto_disabled: self.auto_disabled,
+            block_reads: self.block_reads,
+            additional_dirs: self.additional_dirs.clone(),
+            anchors: AnchorCache::default(),
+            suppressed_warnings: 0,
+        }
+    }
+
     /// Whether no rule is in force (SPEC §4).
     #[must_use]
     pub fn is_empty(&self) -> bool {

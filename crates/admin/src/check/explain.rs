@@ -8,9 +8,9 @@ use super::SourceRead;
 use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
 use permissions::bash::{parse_command_in, ShellContext};
 use permissions::classic::{ClassicHooks, PRE_TOOL_USE};
-use permissions::{Behavior, Question, RuleSet, SessionFacts, SettingsSource};
+use permissions::{Behavior, Explainer, Question, RuleSet, SessionFacts, SettingsSource};
 use policy::{Policy, PolicyError};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use session::{BlockingSession, HookRunner, SessionConfig, SettingsInput};
 use std::collections::HashMap;
 use std::path::Path;
@@ -69,67 +69,6 @@ fn verdict_and_facts(
         Err(e) => json!({"error": e.to_string()}),
     };
     (answer, Some(session.core().facts().clone()))
-}
-
-/// The settings of `sources` with every permission rule list emptied, then `text`
-/// written in `behavior`'s list of `source`: the machine with only that rule.
-fn with_only(
-    sources: &[(SettingsSource, Value)],
-    source: SettingsSource,
-    behavior: Behavior,
-    text: &str,
-) -> Vec<(SettingsSource, Value)> {
-    let mut out: Vec<(SettingsSource, Value)> = sources
-        .iter()
-        .map(|(s, v)| {
-            let mut v = v.clone();
-            if let Some(Value::Object(p)) = v.get_mut("permissions") {
-                for list in ["allow", "deny", "ask"] {
-                    p.remove(list);
-                }
-            }
-            (*s, v)
-        })
-        .collect();
-    if !out.iter().any(|(s, _)| *s == source) {
-        out.push((source, json!({})));
-    }
-    for (s, v) in &mut out {
-        if *s != source {
-            continue;
-        }
-        if !v.is_object() {
-            *v = json!({});
-        }
-        if let Some(obj) = v.as_object_mut() {
-            let perms = obj
-                .entry("permissions")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !perms.is_object() {
-                *perms = Value::Object(Map::new());
-            }
-            if let Some(p) = perms.as_object_mut() {
-                p.insert(behavior.as_str().to_owned(), json!([text]));
-            }
-        }
-    }
-    out
-}
-
-/// Whether the rule alone decides the call (SPEC §4: the core's own matching), and
-/// whether only as uncertain.
-fn meets(
-    sources: &[(SettingsSource, Value)],
-    rule: &permissions::Rule,
-    tool: &str,
-    input: &Value,
-    facts: &SessionFacts,
-) -> Option<bool> {
-    let only = with_only(sources, rule.source, rule.behavior, &rule.text);
-    let refs: Vec<(SettingsSource, &Value)> = only.iter().map(|(s, v)| (*s, v)).collect();
-    let (set, _) = RuleSet::from_sources(&refs);
-    let v = permissions::decide(&set, &Question { tool, input }, facts);
-    (v.rule.as_deref() == Some(rule.text.as_str())).then_some(v.uncertain)
 }
 
 /// The explanation of one call, as JSON (the human text is rendered from it); the
@@ -228,12 +167,14 @@ pub(super) fn explain(
             "uncertain": uncertain,
         })
     };
-    let mut matched = Vec::new();
-    for r in rules.rules() {
-        if let Some(uncertain) = meets(&sources, r, tool, input, &facts) {
-            matched.push(rule_json(r, uncertain));
-        }
-    }
+    // Every rule that meets the call, each judged alone by the core (SPEC §4).
+    let explainer = Explainer::new(&rules);
+    let matched: Vec<Value> = explainer
+        .explain(&Question { tool, input }, &facts)
+        .met
+        .iter()
+        .map(|m| rule_json(m.rule, m.uncertain))
+        .collect();
     let decided_by = verdict
         .get("rule")
         .and_then(Value::as_str)
@@ -267,13 +208,19 @@ pub(super) fn explain(
                 .take(MAX_PARTS)
                 .map(|p| {
                     let part_input = json!({"command": p.raw});
-                    let met: Vec<Value> = rules
-                        .rules()
+                    let part = Question {
+                        tool: "Bash",
+                        input: &part_input,
+                    };
+                    // An uncertain part is never let through by a rule: no allow
+                    // rule is listed for it.
+                    let met: Vec<Value> = explainer
+                        .explain(&part, &facts)
+                        .met
                         .iter()
-                        .filter(|r| r.behavior != Behavior::Allow || !p.uncertain)
-                        .filter_map(|r| {
-                            meets(&sources, r, "Bash", &part_input, &facts)
-                                .map(|u| json!({"behavior": r.behavior.as_str(), "rule": r.text, "uncertain": u}))
+                        .filter(|m| m.behavior() != Behavior::Allow || !p.uncertain)
+                        .map(|m| {
+                            json!({"behavior": m.behavior().as_str(), "rule": m.rule.text, "uncertain": m.uncertain})
                         })
                         .collect();
                     json!({

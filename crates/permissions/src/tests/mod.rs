@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 mod bypass;
 mod cases;
+mod explain;
 mod hosts;
 mod model;
 mod modes;

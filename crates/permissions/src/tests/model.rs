@@ -247,3 +247,75 @@ proptest! {
         prop_assert!(both >= one(&a).max(one(&b)), "{a:?} {sep:?} {b:?}");
     }
 }
+
+/// `sources` with every permission rule list emptied, then `rule` written alone in
+/// its own list of its own source: the reference model's machine with that rule
+/// alone, every other setting (the policy's `allowManagedPermissionRulesOnly`) kept.
+fn only(sources: &[(SettingsSource, &Value)], rule: &Rule) -> Vec<(SettingsSource, Value)> {
+    sources
+        .iter()
+        .map(|(s, v)| {
+            let mut v = (*v).clone();
+            let mut lists: Lists = Default::default();
+            if *s == rule.source {
+                let list = match rule.behavior {
+                    Behavior::Deny => &mut lists.0,
+                    Behavior::Ask => &mut lists.1,
+                    Behavior::Allow => &mut lists.2,
+                };
+                list.push(rule.text.clone());
+            }
+            v["permissions"] = settings_of(&lists)["permissions"].clone();
+            (*s, v)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// `explain` answers `decide`'s verdict, and names a rule as meeting the call
+    /// exactly when the reference model, given that rule alone (every other setting
+    /// kept), decides the call by it, with the same `uncertain`.
+    #[test]
+    fn explain_meets_what_each_rule_alone_decides_in_the_reference_model(
+        user in ref_lists(),
+        project in ref_lists(),
+        pol in ref_lists(),
+        managed_only in proptest::bool::weighted(0.1),
+        (tool, input) in ref_question(),
+        mode in arb_mode(),
+    ) {
+        let u = settings_of(&user);
+        let p = settings_of(&project);
+        let mut po = settings_of(&pol);
+        if managed_only {
+            po["allowManagedPermissionRulesOnly"] = json!(true);
+        }
+        let sources = [
+            (SettingsSource::User, &u),
+            (SettingsSource::Project, &p),
+            (SettingsSource::Policy, &po),
+        ];
+        let f = facts_in(mode);
+        let (rules, _) = RuleSet::from_sources(&sources);
+        let q = Question { tool: &tool, input: &input };
+        let e = explain(&rules, &q, &f);
+        prop_assert_eq!(&e.verdict, &decide(&rules, &q, &f));
+        let mut expected_met = 0;
+        for r in rules.rules() {
+            let alone = only(&sources, r);
+            let refs: Vec<(SettingsSource, &Value)> = alone.iter().map(|(s, v)| (*s, v)).collect();
+            let (_, named, uncertain) =
+                crate::reference::reference_answer(&refs, &tool, &input, &f);
+            let expected = (named.as_deref() == Some(r.text.as_str())).then_some(uncertain);
+            let got = e.met.iter().find(|m| std::ptr::eq(m.rule, r)).map(|m| m.uncertain);
+            prop_assert_eq!(
+                got, expected,
+                "{} {} in {} settings, {} {}", r.behavior, r.text, r.source, tool, input
+            );
+            expected_met += usize::from(expected.is_some());
+        }
+        prop_assert_eq!(e.met.len(), expected_met, "each rule met once");
+    }
+}
