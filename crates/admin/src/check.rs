@@ -11,14 +11,15 @@
 //!
 //! | file | concern |
 //! | --- | --- |
-//! | `check.rs` | the call and the settings files read, the session, the exit code |
-//! | `check/explain.rs` | why the call gets its verdict, as JSON (`--json` prints it) |
-//! | `check/render.rs` | that explanation in words |
+//! | `check.rs` | the call and the settings files read, the session |
+//! | `check/explain.rs` | why the call gets its verdict |
+//! | `check/report.rs` | the report as types (`--json` prints them), its one rendering in words, the exit code |
 
-/// Why the call gets its verdict, as JSON.
+/// Why the call gets its verdict.
 mod explain;
-/// The explanation in words.
-mod render;
+pub mod report;
+
+pub use report::CheckReport;
 
 use crate::error::CommandError;
 use crate::inputs::MachineInputs;
@@ -63,35 +64,6 @@ impl CheckRequest {
             mode: None,
             log: None,
         }
-    }
-}
-
-/// What `check` reports of one call: the explanation (JSON with `--json`), its one
-/// rendering in words, and the exit code it ends with.
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    report: Value,
-    exit_code: u8,
-}
-
-impl CheckReport {
-    /// The exit code: 0 with the verdict, 2 for a call that cannot be read, 3 for a
-    /// managed policy that cannot be read ([`crate::exit`]).
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
-        self.exit_code
-    }
-
-    /// The explanation in words, one line per fact.
-    #[must_use]
-    pub fn render(&self) -> String {
-        render::render(&self.report)
-    }
-
-    /// The explanation as JSON (`--json`).
-    #[must_use]
-    pub fn to_json(&self) -> &Value {
-        &self.report
     }
 }
 
@@ -378,10 +350,18 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
         },
     };
     let report = match &unreadable_call {
-        Some(why) => json!({
-            "call": args.call,
-            "error": {"reason": why.to_string(), "exit_code": crate::exit::BAD_INPUT},
-            "verdict": {"decision": "ask", "reason": format!("the call cannot be read ({why}); the engine asks before what it cannot read")},
+        Some(why) => CheckReport::Unreadable(report::Unreadable {
+            call: args.call.clone(),
+            error: report::UnreadableError {
+                reason: why.to_string(),
+                exit_code: crate::exit::BAD_INPUT,
+            },
+            verdict: report::AskVerdict {
+                decision: "ask",
+                reason: format!(
+                    "the call cannot be read ({why}); the engine asks before what it cannot read"
+                ),
+            },
         }),
         None => {
             let logged = || {
@@ -391,7 +371,7 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
                     .map(|l| l as std::sync::Arc<dyn session::DecisionSink>);
                 c
             };
-            explain::explain(
+            CheckReport::Explained(Box::new(explain::explain(
                 &tool,
                 &input,
                 &reads,
@@ -400,7 +380,7 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
                 &config,
                 &logged,
                 (&cwd, &home),
-            )
+            )))
         }
     };
     if let Some(l) = &log {
@@ -418,17 +398,7 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
             return Err(Box::new(e));
         }
     }
-    let code = if unreadable_call.is_some() {
-        crate::exit::BAD_INPUT
-    } else if policy_read.is_err() {
-        crate::exit::POLICY_UNREADABLE
-    } else {
-        crate::exit::OK
-    };
-    Ok(CheckReport {
-        report,
-        exit_code: code,
-    })
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -207,7 +207,7 @@ fn run_check(request: &check::CheckRequest, json: bool) -> u8 {
         Ok(report) => {
             let code = report.exit_code();
             let text = if json {
-                let mut t = serde_json::to_string_pretty(report.to_json()).unwrap_or_default();
+                let mut t = serde_json::to_string_pretty(&report).unwrap_or_default();
                 t.push('\n');
                 t
             } else {

@@ -1,9 +1,13 @@
 //! Why a call gets its verdict (SPEC §1.6, §3.6, §4): the rule that decided with its
 //! file, line and JSON pointer, every rule that meets the call, a shell command's parts
 //! and what each meets, the classic hooks that would run, and whether the security
-//! default holds the verdict over a person's plugin; all as JSON, which
-//! `render.rs` puts in words.
+//! default holds the verdict over a person's plugin; as the typed report of
+//! `report.rs`.
 
+use super::report::{
+    Call, ClassicHook, ClassicHooksReport, Explained, Held, PartMeets, Problem, RuleMet, ShellPart,
+    SourceFile,
+};
 use super::SourceRead;
 use fnhooks::{Cx, Event, HookError, Next, Plugin, PluginInfo, Registration, Tier};
 use permissions::bash::{parse_command_in, ShellContext};
@@ -71,9 +75,8 @@ fn verdict_and_facts(
     (answer, Some(session.core().facts().clone()))
 }
 
-/// The explanation of one call, as JSON (the human text is rendered from it); the
-/// verdict itself is raised in the session `logged` makes (the one with the decision
-/// log).
+/// The explanation of one call; the verdict itself is raised in the session `logged`
+/// makes (the one with the decision log).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn explain(
     tool: &str,
@@ -84,7 +87,7 @@ pub(super) fn explain(
     config: &dyn Fn(bool) -> SessionConfig,
     logged: &dyn Fn() -> SessionConfig,
     (cwd, home): (&Path, &Path),
-) -> Value {
+) -> Explained {
     let seated_cfg = config(true);
     let (verdict, started) = verdict_and_facts(logged(), Vec::new(), tool, input);
     let session_facts = started.unwrap_or_else(|| seated_cfg.facts.clone());
@@ -155,25 +158,25 @@ pub(super) fn explain(
             pointer,
         }
     };
-    let rule_json = |r: &permissions::Rule, uncertain: bool| {
+    let rule_met = |r: &permissions::Rule, uncertain: bool| {
         let o = origin_of(r);
-        json!({
-            "behavior": r.behavior.as_str(),
-            "rule": r.text,
-            "source": r.source.as_str(),
-            "file": o.file,
-            "line": o.line,
-            "pointer": o.pointer,
-            "uncertain": uncertain,
-        })
+        RuleMet {
+            behavior: r.behavior.as_str(),
+            rule: r.text.clone(),
+            source: r.source.as_str(),
+            file: o.file,
+            line: o.line,
+            pointer: o.pointer,
+            uncertain,
+        }
     };
     // Every rule that meets the call, each judged alone by the core (SPEC §4).
     let explainer = Explainer::new(&rules);
-    let matched: Vec<Value> = explainer
+    let matched: Vec<RuleMet> = explainer
         .explain(&Question { tool, input }, &facts)
         .met
         .iter()
-        .map(|m| rule_json(m.rule, m.uncertain))
+        .map(|m| rule_met(m.rule, m.uncertain))
         .collect();
     let decided_by = verdict
         .get("rule")
@@ -184,7 +187,7 @@ pub(super) fn explain(
                 .rules()
                 .iter()
                 .find(|r| r.text == text && source.is_none_or(|s| s == r.source.as_str()))
-                .map(|r| rule_json(r, verdict.get("uncertain") == Some(&Value::Bool(true))))
+                .map(|r| rule_met(r, verdict.get("uncertain") == Some(&Value::Bool(true))))
         });
 
     // A shell command's parts, each with the rules it meets.
@@ -198,7 +201,7 @@ pub(super) fn explain(
     let not_itemized = parsed
         .as_ref()
         .map_or(0, |p| p.parts.len().saturating_sub(MAX_PARTS));
-    let parts: Vec<Value> = match &parsed {
+    let parts: Vec<ShellPart> = match &parsed {
         Some(parsed) => {
             // Each part is judged against every rule alone: a command of thousands of
             // parts is itemized for its first MAX_PARTS only.
@@ -214,21 +217,23 @@ pub(super) fn explain(
                     };
                     // An uncertain part is never let through by a rule: no allow
                     // rule is listed for it.
-                    let met: Vec<Value> = explainer
+                    let meets = explainer
                         .explain(&part, &facts)
                         .met
                         .iter()
                         .filter(|m| m.behavior() != Behavior::Allow || !p.uncertain)
-                        .map(|m| {
-                            json!({"behavior": m.behavior().as_str(), "rule": m.rule.text, "uncertain": m.uncertain})
+                        .map(|m| PartMeets {
+                            behavior: m.behavior().as_str(),
+                            rule: m.rule.text.clone(),
+                            uncertain: m.uncertain,
                         })
                         .collect();
-                    json!({
-                        "part": p.raw,
-                        "uncertain": p.uncertain || p.runs_anything,
-                        "read_only": p.read_only,
-                        "meets": met,
-                    })
+                    ShellPart {
+                        part: p.raw.clone(),
+                        uncertain: p.uncertain || p.runs_anything,
+                        read_only: p.read_only,
+                        meets,
+                    }
                 })
                 .collect()
         }
@@ -236,50 +241,65 @@ pub(super) fn explain(
     };
 
     let (hooks, _) = ClassicHooks::from_sources(&refs);
-    let classic: Vec<Value> = hooks
+    let classic = hooks
         .matching(PRE_TOOL_USE, tool, input, &facts)
         .iter()
-        .map(|h| {
-            json!({
-                "event": h.event,
-                "matcher": h.matcher,
-                "command": h.name(),
-                "source": h.source.as_str(),
-                "pointer": h.pointer,
-            })
+        .map(|h| ClassicHook {
+            event: h.event.clone(),
+            matcher: h.matcher.clone(),
+            command: h.name(),
+            source: h.source.as_str(),
+            pointer: h.pointer.clone(),
         })
         .collect();
 
     let held = over_person.get("decision") == verdict.get("decision");
     let hooks_run = matches!(seated_cfg.hook_runner, HookRunner::Sandboxed { .. });
-    let problems: Vec<Value> = reads
+    let problems = reads
         .iter()
-        .filter_map(|r| r.problem.as_ref().map(|p| json!({"source": r.source.as_str(), "problem": p})))
-        .chain(policy_read.as_ref().err().map(|e| {
-            json!({"source": "policy", "problem": format!("{e}; the managed policy counts as in force (fail closed)")})
+        .filter_map(|r| {
+            r.problem.as_ref().map(|p| Problem {
+                source: r.source.as_str(),
+                problem: p.clone(),
+            })
+        })
+        .chain(policy_read.as_ref().err().map(|e| Problem {
+            source: "policy",
+            problem: format!("{e}; the managed policy counts as in force (fail closed)"),
         }))
         .collect();
-    json!({
-        "call": {"tool": tool, "input": input},
-        "verdict": verdict,
-        "decided_by": decided_by,
-        "matched": matched,
-        "shell_parts": parts,
-        "shell_parts_not_itemized": not_itemized,
-        "classic_hooks": {"run": hooks_run, "hooks": classic},
-        "mode": session_facts.mode.as_str(),
-        "cwd": cwd.display().to_string(),
-        "over_a_persons_plugin": {
-            "held": held,
-            "seated": over_person,
-            "unseated": unseated_person,
+    Explained {
+        call: Call {
+            tool: tool.to_owned(),
+            input: input.clone(),
         },
-        "sources": reads.iter().filter(|r| !r.path.as_os_str().is_empty()).map(|r| json!({
-            "source": r.source.as_str(),
-            "file": r.path.display().to_string(),
-            "present": !matches!(r.input, SettingsInput::Absent),
-        })).collect::<Vec<_>>(),
-        "managed": managed.display().to_string(),
-        "problems": problems,
-    })
+        verdict,
+        decided_by,
+        matched,
+        shell_parts: parts,
+        shell_parts_not_itemized: not_itemized,
+        classic_hooks: ClassicHooksReport {
+            run: hooks_run,
+            hooks: classic,
+        },
+        mode: session_facts.mode.as_str(),
+        cwd: cwd.display().to_string(),
+        over_a_persons_plugin: Held {
+            held,
+            seated: over_person,
+            unseated: unseated_person,
+        },
+        sources: reads
+            .iter()
+            .filter(|r| !r.path.as_os_str().is_empty())
+            .map(|r| SourceFile {
+                source: r.source.as_str(),
+                file: r.path.display().to_string(),
+                present: !matches!(r.input, SettingsInput::Absent),
+            })
+            .collect(),
+        managed: managed.display().to_string(),
+        problems,
+        policy_unreadable: policy_read.is_err(),
+    }
 }
