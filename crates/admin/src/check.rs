@@ -28,7 +28,8 @@ use permissions::{Mode, SettingsSource};
 use policy::{ManagedLocation, Policy};
 use serde_json::{json, Value};
 use session::{SessionConfig, SettingsInput, SettingsInputs};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What `check` reads: the call and every source, each overridable.
 #[derive(Debug, Clone)]
@@ -219,89 +220,11 @@ fn read_source(source: SettingsSource, path: PathBuf) -> SourceRead {
 /// decision log that cannot be opened or written; (exit 2 or 3) a managed policy read
 /// that does not fail closed.
 pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
-    let cwd = args
-        .cwd
-        .clone()
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("/"));
-    let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
-    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
-    let project = args.project.clone().unwrap_or_else(|| cwd.clone());
-    let (managed, named) = match &args.machine.policy {
-        PolicySource::Folder(dir) => (dir.clone(), Some(dir.clone())),
-        PolicySource::Platform(dir) => (dir.clone(), None),
-        PolicySource::Embedded => {
-            let e = CommandError::new(
-                None,
-                "check reads a managed folder, not the embedded example",
-                crate::exit::BAD_INPUT,
-            );
-            return Err(Box::new(e));
-        }
-    };
-    // A folder named on the command line must exist: a typo must not read as "no policy".
-    for (flag, given) in [
-        ("--managed", &named),
-        ("--project", &args.project),
-        ("--cwd", &args.cwd),
-    ] {
-        if let Some(dir) = given {
-            if !dir.is_dir() {
-                let e = CommandError::parsed(
-                    format!(
-                        "{}: the {flag} folder given does not exist or is not a folder",
-                        dir.display()
-                    ),
-                    dir,
-                    crate::exit::BAD_INPUT,
-                );
-                return Err(Box::new(e));
-            }
-        }
-    }
-    let mode = match args.mode.as_deref().map(str::parse::<Mode>) {
-        None => None,
-        Some(Ok(m)) => Some(m),
-        Some(Err(e)) => {
-            return Err(Box::new(CommandError::new(
-                None,
-                format!("--mode: {e}"),
-                crate::exit::BAD_INPUT,
-            )));
-        }
-    };
-    let (tool, input, unreadable_call) = match parse_call(&args.call) {
-        Ok((t, i)) => (t, i, None),
-        // SPEC §4: what the core cannot read is never allowed; the engine asks.
-        Err(why) => (String::new(), Value::Null, Some(why)),
-    };
-    let reads = [
-        read_source(
-            SettingsSource::User,
-            args.machine
-                .user
-                .clone()
-                .unwrap_or_else(|| home.join(".claude").join("settings.json")),
-        ),
-        read_source(
-            SettingsSource::Project,
-            project.join(".claude").join("settings.json"),
-        ),
-        read_source(
-            SettingsSource::Local,
-            project.join(".claude").join("settings.local.json"),
-        ),
-        match &args.machine.person.settings {
-            Some(p) => read_source(SettingsSource::Flag, p.clone()),
-            None => SourceRead {
-                source: SettingsSource::Flag,
-                path: PathBuf::new(),
-                input: SettingsInput::Absent,
-                doc: None,
-                problem: None,
-            },
-        },
-    ];
+    let folders = Folders::of(args)?;
+    let mode = mode_of(args.mode.as_deref())?;
+    let call = parse_call(&args.call);
+    let reads = read_sources(args, &folders);
+    let managed = &folders.managed;
     let policy_read = if managed.exists() {
         policy::read_policy(&ManagedLocation::Explicit(managed.clone()))
     } else {
@@ -312,10 +235,10 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
             return Err(Box::new(CommandError::from_policy(e)));
         }
     }
-    let [user, project_in, local, flag] = reads.each_ref().map(|r| r.input.clone());
+    let [user, project, local, flag] = reads.each_ref().map(|r| r.input.clone());
     let settings = SettingsInputs {
         user,
-        project: project_in,
+        project,
         local,
         flag,
     };
@@ -328,42 +251,19 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
             .as_ref()
             .map_or_else(|| managed.clone(), |t| t.path().to_path_buf())
     };
+    let (cwd, home) = (&folders.cwd, &folders.home);
     let config = |seated: bool| SessionConfig {
         settings: settings.clone(),
         mode,
         seated,
         hook_runner: args.machine.hooks,
-        ..SessionConfig::new(&folder, &cwd, &home)
+        ..SessionConfig::new(&folder, cwd, home)
     };
-    let log = match &args.log {
-        None => None,
-        Some(path) => match session::DecisionLog::create(path) {
-            Ok(l) => Some(std::sync::Arc::new(l)),
-            Err(e) => {
-                let e = CommandError::parsed(
-                    format!("{}: the decision log cannot be opened: {e}", path.display()),
-                    path,
-                    crate::exit::BAD_INPUT,
-                );
-                return Err(Box::new(e));
-            }
-        },
-    };
-    let report = match &unreadable_call {
-        Some(why) => CheckReport::Unreadable(report::Unreadable {
-            call: args.call.clone(),
-            error: report::UnreadableError {
-                reason: why.to_string(),
-                exit_code: crate::exit::BAD_INPUT,
-            },
-            verdict: report::AskVerdict {
-                decision: "ask",
-                reason: format!(
-                    "the call cannot be read ({why}); the engine asks before what it cannot read"
-                ),
-            },
-        }),
-        None => {
+    let log = args.log.as_deref().map(open_log).transpose()?;
+    let report = match call {
+        // SPEC §4: what the core cannot read is never allowed; the engine asks.
+        Err(why) => unreadable(&args.call, &why),
+        Ok((tool, input)) => {
             let logged = || {
                 let mut c = config(true);
                 c.decisions = log
@@ -376,29 +276,177 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
                 &input,
                 &reads,
                 &policy_read,
-                &managed,
+                managed,
                 &config,
                 &logged,
-                (&cwd, &home),
+                (cwd, home),
             )))
         }
     };
-    if let Some(l) = &log {
-        let flushed = l.flush().err().map(|e| e.to_string());
-        if let Some(e) = l.error().or(flushed) {
-            let path = args.log.clone().unwrap_or_default();
-            let e = CommandError::parsed(
-                format!(
-                    "{}: the decision log cannot be written: {e}",
-                    path.display()
-                ),
-                &path,
-                crate::exit::BAD_INPUT,
-            );
-            return Err(Box::new(e));
-        }
+    if let (Some(l), Some(path)) = (&log, &args.log) {
+        close_log(l, path)?;
     }
     Ok(report)
+}
+
+/// The folders a check reads, each absolute or as given.
+struct Folders {
+    /// The working folder the call is judged in.
+    cwd: PathBuf,
+    /// The person's home (`HOME`).
+    home: PathBuf,
+    /// The project folder.
+    project: PathBuf,
+    /// The managed folder.
+    managed: PathBuf,
+}
+
+impl Folders {
+    /// The folders `args` names, with their defaults.
+    ///
+    /// # Errors
+    ///
+    /// Bad input: the embedded example as policy; a `--managed`, `--project` or `--cwd`
+    /// folder that does not exist (a typo must not read as "no policy").
+    fn of(args: &CheckRequest) -> Result<Folders, Box<CommandError>> {
+        let cwd = args
+            .cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let cwd = std::path::absolute(&cwd).unwrap_or(cwd);
+        let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from);
+        let project = args.project.clone().unwrap_or_else(|| cwd.clone());
+        let (managed, named) = match &args.machine.policy {
+            PolicySource::Folder(dir) => (dir.clone(), Some(dir.clone())),
+            PolicySource::Platform(dir) => (dir.clone(), None),
+            PolicySource::Embedded => {
+                return Err(Box::new(CommandError::new(
+                    None,
+                    "check reads a managed folder, not the embedded example",
+                    crate::exit::BAD_INPUT,
+                )));
+            }
+        };
+        for (flag, given) in [
+            ("--managed", &named),
+            ("--project", &args.project),
+            ("--cwd", &args.cwd),
+        ] {
+            if let Some(dir) = given.as_ref().filter(|d| !d.is_dir()) {
+                return Err(Box::new(CommandError::parsed(
+                    format!(
+                        "{}: the {flag} folder given does not exist or is not a folder",
+                        dir.display()
+                    ),
+                    dir,
+                    crate::exit::BAD_INPUT,
+                )));
+            }
+        }
+        Ok(Folders {
+            cwd,
+            home,
+            project,
+            managed,
+        })
+    }
+}
+
+/// The mode `--mode` names, if any.
+///
+/// # Errors
+///
+/// Bad input: a mode that is not one (SPEC §4 "Modes").
+fn mode_of(mode: Option<&str>) -> Result<Option<Mode>, Box<CommandError>> {
+    mode.map(str::parse::<Mode>).transpose().map_err(|e| {
+        Box::new(CommandError::new(
+            None,
+            format!("--mode: {e}"),
+            crate::exit::BAD_INPUT,
+        ))
+    })
+}
+
+/// The person's settings files a session reads: user, project, local, and the
+/// `--settings` file (flag) when given.
+fn read_sources(args: &CheckRequest, folders: &Folders) -> [SourceRead; 4] {
+    let claude = folders.project.join(".claude");
+    [
+        read_source(
+            SettingsSource::User,
+            args.machine
+                .user
+                .clone()
+                .unwrap_or_else(|| folders.home.join(".claude").join("settings.json")),
+        ),
+        read_source(SettingsSource::Project, claude.join("settings.json")),
+        read_source(SettingsSource::Local, claude.join("settings.local.json")),
+        match &args.machine.person.settings {
+            Some(p) => read_source(SettingsSource::Flag, p.clone()),
+            None => SourceRead {
+                source: SettingsSource::Flag,
+                path: PathBuf::new(),
+                input: SettingsInput::Absent,
+                doc: None,
+                problem: None,
+            },
+        },
+    ]
+}
+
+/// The report on a call that cannot be read: the engine asks (SPEC §4).
+fn unreadable(call: &[String], why: &UnreadableCall) -> CheckReport {
+    CheckReport::Unreadable(report::Unreadable {
+        call: call.to_vec(),
+        error: report::UnreadableError {
+            reason: why.to_string(),
+            exit_code: crate::exit::BAD_INPUT,
+        },
+        verdict: report::AskVerdict {
+            decision: "ask",
+            reason: format!(
+                "the call cannot be read ({why}); the engine asks before what it cannot read"
+            ),
+        },
+    })
+}
+
+/// The decision log at `path`, opened to append.
+///
+/// # Errors
+///
+/// Bad input: it cannot be opened (the file and why).
+fn open_log(path: &Path) -> Result<Arc<session::DecisionLog>, Box<CommandError>> {
+    session::DecisionLog::create(path)
+        .map(Arc::new)
+        .map_err(|e| {
+            Box::new(CommandError::parsed(
+                format!("{}: the decision log cannot be opened: {e}", path.display()),
+                path,
+                crate::exit::BAD_INPUT,
+            ))
+        })
+}
+
+/// Flushes the decision log at `path`.
+///
+/// # Errors
+///
+/// Bad input: a line could not be written (the file and why).
+fn close_log(log: &session::DecisionLog, path: &Path) -> Result<(), Box<CommandError>> {
+    let flushed = log.flush().err().map(|e| e.to_string());
+    match log.error().or(flushed) {
+        None => Ok(()),
+        Some(e) => Err(Box::new(CommandError::parsed(
+            format!(
+                "{}: the decision log cannot be written: {e}",
+                path.display()
+            ),
+            path,
+            crate::exit::BAD_INPUT,
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -220,63 +220,17 @@ pub fn replay(
             crate::exit::BAD_INPUT,
         ));
     }
-    // The platform folder may not exist: then the engine reads an empty policy there.
-    let empty = crate::source::TempFolder::empty()
-        .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
-    // The example written out for the replay's run, with `--example`.
-    let mut example = None;
-    let (folder, policy_read, policy_name) = match &args.machine.policy {
-        PolicySource::Folder(dir) => (
-            dir.clone(),
-            read_managed("--managed", dir)?,
-            shown_path(dir),
-        ),
-        PolicySource::Embedded => {
-            let t = example.insert(
-                crate::source::TempFolder::example()
-                    .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?,
-            );
-            (
-                t.path().to_path_buf(),
-                read_managed("--example", t.path())?,
-                "examples/managed".to_owned(),
-            )
-        }
-        PolicySource::Platform(platform) => {
-            if platform.is_dir() {
-                let read = read_managed("--managed", platform)?;
-                let name = shown_path(platform);
-                (platform.clone(), read, name)
-            } else {
-                let name = format!(
-                    "no managed policy ({} does not exist: the engine reads an empty policy)",
-                    shown_path(platform)
-                );
-                (empty.path().to_path_buf(), Ok(Policy::empty()), name)
-            }
-        }
-    };
+    let managed = Managed::read(&args.machine.policy)?;
+    let (folder, policy_read) = (&managed.folder, &managed.read);
     let against = match &args.against {
         Some(dir) => Some((dir.clone(), read_managed("--against", dir)?)),
         None => None,
     };
-
-    let mut reads = Vec::new();
-    let mut settings = SettingsInputs::default();
-    if let Some(p) = &args.machine.user {
-        let (input, doc) = read_settings(p)?;
-        settings.user = input;
-        reads.push((SettingsSource::User, p.clone(), doc));
-    }
-    if let Some(p) = &args.machine.person.settings {
-        let (input, doc) = read_settings(p)?;
-        settings.flag = input;
-        reads.push((SettingsSource::Flag, p.clone(), doc));
-    }
-    let origins = Arc::new(person_origins(&reads));
+    let (settings, origins) = person_settings(args)?;
+    let origins = Arc::new(origins);
     let inputs = &args.machine.person;
-    let managed_settings = loader::managed_settings(&policy_read);
-    let mut person = PersonMods::read(inputs, &managed_settings, &folder)
+    let managed_settings = loader::managed_settings(policy_read);
+    let mut person = PersonMods::read(inputs, &managed_settings, folder)
         .map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))?;
     if inputs.is_empty() {
         // The loader's lines are about the person's plugins; with none named they
@@ -297,7 +251,7 @@ pub fn replay(
             )
         })?)),
     };
-    let shown = example.as_ref().map(|t| {
+    let shown = managed.example.as_ref().map(|t| {
         (
             t.path().display().to_string(),
             "examples/managed".to_owned(),
@@ -324,58 +278,15 @@ pub fn replay(
         .as_ref()
         .map(|(dir, _)| judge_for(dir.clone(), None));
 
-    let total: u64 = files
-        .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum();
-    progress.grow(total);
     let mut report = Report::new(
         args.json,
         out,
-        (&policy_name, &folder, &policy_read),
+        (&managed.name, folder, policy_read),
         against.as_ref().map(|(d, r)| (d.as_path(), r)),
         &person,
         walk_notes,
     );
-    let mut done_bytes = 0;
-    for file in &files {
-        let shown = file.display().to_string();
-        let stem = file
-            .file_stem()
-            .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
-        let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
-            Box::new(std::io::BufReader::with_capacity(1 << 16, std::io::stdin()))
-        } else {
-            match open_regular(file) {
-                Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
-                Err(why) => {
-                    not_a_transcript(&mut report, progress, &shown, &why.to_string());
-                    continue;
-                }
-            }
-        };
-        let shown = if file.as_os_str() == "-" {
-            "<stdin>".to_owned()
-        } else {
-            shown
-        };
-        replay_file(
-            reader,
-            &shown,
-            &stem,
-            &mut judge,
-            other.as_mut(),
-            &mut report,
-            progress,
-            done_bytes,
-        );
-        done_bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-        if report.closed() {
-            break;
-        }
-    }
-    progress.finish();
+    replay_files(&files, &mut judge, other.as_mut(), &mut report, progress);
     if let Some(l) = &log {
         let flushed = l.flush().err().map(|e| e.to_string());
         if let Some(e) = l.error().or(flushed) {
@@ -404,6 +315,152 @@ pub fn replay(
         write_error,
         summary,
     })
+}
+
+/// The managed policy a replay judges under, read, with the temporary folder that
+/// stands in for it (kept as long as the replay runs).
+struct Managed {
+    /// The folder sessions read.
+    folder: PathBuf,
+    /// Its read.
+    read: Result<Policy, PolicyError>,
+    /// How the report names it.
+    name: String,
+    /// The example written out, with `--example`.
+    example: Option<crate::source::TempFolder>,
+    /// The empty folder read in place of a platform folder that does not exist.
+    _empty: Option<crate::source::TempFolder>,
+}
+
+impl Managed {
+    /// The policy `source` names, read: the folder given, the example written out, or
+    /// the platform folder (an empty policy where it does not exist).
+    ///
+    /// # Errors
+    ///
+    /// Bad input: a temporary folder that cannot be made, a folder whose read does not
+    /// fail closed.
+    fn read(source: &PolicySource) -> Result<Managed, Failed> {
+        let temp = |made: Result<crate::source::TempFolder, crate::source::TempFolderError>| {
+            made.map_err(|e| failed_new(None, e.to_string(), crate::exit::BAD_INPUT))
+        };
+        Ok(match source {
+            PolicySource::Folder(dir) => Managed {
+                folder: dir.clone(),
+                read: read_managed("--managed", dir)?,
+                name: shown_path(dir),
+                example: None,
+                _empty: None,
+            },
+            PolicySource::Embedded => {
+                let t = temp(crate::source::TempFolder::example())?;
+                Managed {
+                    folder: t.path().to_path_buf(),
+                    read: read_managed("--example", t.path())?,
+                    name: "examples/managed".to_owned(),
+                    example: Some(t),
+                    _empty: None,
+                }
+            }
+            PolicySource::Platform(platform) if platform.is_dir() => Managed {
+                folder: platform.clone(),
+                read: read_managed("--managed", platform)?,
+                name: shown_path(platform),
+                example: None,
+                _empty: None,
+            },
+            PolicySource::Platform(platform) => {
+                let empty = temp(crate::source::TempFolder::empty())?;
+                Managed {
+                    folder: empty.path().to_path_buf(),
+                    read: Ok(Policy::empty()),
+                    name: format!(
+                        "no managed policy ({} does not exist: the engine reads an empty policy)",
+                        shown_path(platform)
+                    ),
+                    example: None,
+                    _empty: Some(empty),
+                }
+            }
+        })
+    }
+}
+
+/// The settings files a replay reads for every session (`--user`, `--settings`), and
+/// where their rules are written.
+///
+/// # Errors
+///
+/// Bad input: a file that cannot be read.
+fn person_settings(args: &ReplayRequest) -> Result<(SettingsInputs, Origins), Failed> {
+    let mut reads = Vec::new();
+    let mut settings = SettingsInputs::default();
+    if let Some(p) = &args.machine.user {
+        let (input, doc) = read_settings(p)?;
+        settings.user = input;
+        reads.push((SettingsSource::User, p.clone(), doc));
+    }
+    if let Some(p) = &args.machine.person.settings {
+        let (input, doc) = read_settings(p)?;
+        settings.flag = input;
+        reads.push((SettingsSource::Flag, p.clone(), doc));
+    }
+    Ok((settings, person_origins(&reads)))
+}
+
+/// Replays every file into `report`, telling `progress` the bytes read; stops when the
+/// report can no longer be written.
+fn replay_files(
+    files: &[PathBuf],
+    judge: &mut Judge,
+    mut other: Option<&mut Judge>,
+    report: &mut Report,
+    progress: &dyn crate::Progress,
+) {
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    progress.grow(total);
+    let mut done_bytes = 0;
+    for file in files {
+        let shown = file.display().to_string();
+        let stem = file
+            .file_stem()
+            .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
+        let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
+            Box::new(std::io::BufReader::with_capacity(1 << 16, std::io::stdin()))
+        } else {
+            match open_regular(file) {
+                Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
+                Err(why) => {
+                    not_a_transcript(report, progress, &shown, &why.to_string());
+                    continue;
+                }
+            }
+        };
+        let shown = if file.as_os_str() == "-" {
+            "<stdin>".to_owned()
+        } else {
+            shown
+        };
+        replay_file(
+            reader,
+            &shown,
+            &stem,
+            judge,
+            other.as_deref_mut(),
+            report,
+            progress,
+            done_bytes,
+        );
+        done_bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        if report.closed() {
+            break;
+        }
+    }
+    progress.finish();
 }
 
 /// A file that is no transcript (exit 2), and why: in the report, and said at once to
