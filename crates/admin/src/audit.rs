@@ -3,7 +3,7 @@
 //! what holds (SPEC §0, §2, §3, §5).
 //!
 //! Each attack is derived from the policy it runs on and judged by its own oracle,
-//! independent of the security default's predicates (see [`attacks`]). The report
+//! independent of the security default's predicates (see `audit/attacks.rs`). The report
 //! is a table — attack, what the person's plugin achieved unseated (a control: a
 //! breach there is what the security default prevents), what it achieved seated,
 //! HOLDS or BREACH — then the deny/ask rules no synthesized call could exercise,

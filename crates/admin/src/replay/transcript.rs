@@ -328,7 +328,7 @@ impl<R: BufRead> Reader<R> {
     /// # Errors
     ///
     /// The read's error, or [`NotATranscriptError`] (as an `InvalidData` error whose text
-    /// says why) when no line of the first [`DETECT_LINES`] is of a known format.
+    /// says why) when no line of the first 64 is of a known format.
     pub fn next_items(&mut self, out: &mut Vec<Item>) -> io::Result<bool> {
         let raw = self.lines.next_line(&mut self.buf);
         self.bytes = self.lines.bytes_read();
