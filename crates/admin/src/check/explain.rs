@@ -103,63 +103,9 @@ pub(super) fn explain(
     let (rules, _) = RuleSet::from_sources(&refs);
     let mut facts = session_facts.clone();
     facts.env = None;
-    let mut pointers: HashMap<SettingsSource, Vec<String>> = HashMap::new();
-    for r in rules.rules() {
-        pointers.entry(r.source).or_default().push(format!(
-            "/permissions/{}/{}",
-            r.behavior.as_str(),
-            r.index
-        ));
-    }
-    let positions: HashMap<SettingsSource, HashMap<String, policy::json::Position>> = reads
-        .iter()
-        .filter_map(|r| {
-            let doc = r.doc.as_ref()?;
-            let wanted: Vec<&str> = pointers
-                .get(&r.source)
-                .map(|v| v.iter().map(String::as_str).collect())
-                .unwrap_or_default();
-            Some((r.source, doc.positions_of(&wanted)))
-        })
-        .collect();
-    let origin_of = |r: &permissions::Rule| -> Origin {
-        if r.source == SettingsSource::Policy {
-            if let Ok(p) = policy_read {
-                if let Some(o) = p
-                    .rule_origins
-                    .get(&(r.behavior.as_str().to_owned(), r.text.clone()))
-                {
-                    return Origin {
-                        file: o.file.display().to_string(),
-                        line: o.line,
-                        pointer: o.pointer.clone(),
-                    };
-                }
-            }
-            return Origin {
-                file: managed.display().to_string(),
-                line: None,
-                pointer: format!("/permissions/{}/{}", r.behavior.as_str(), r.index),
-            };
-        }
-        let pointer = format!("/permissions/{}/{}", r.behavior.as_str(), r.index);
-        let file = reads
-            .iter()
-            .find(|x| x.source == r.source)
-            .map(|x| x.path.display().to_string())
-            .unwrap_or_default();
-        let line = positions
-            .get(&r.source)
-            .and_then(|p| p.get(&pointer))
-            .map(|p| p.line);
-        Origin {
-            file,
-            line,
-            pointer,
-        }
-    };
+    let origins = Origins::new(&rules, reads, policy_read, managed);
     let rule_met = |r: &permissions::Rule, uncertain: bool| {
-        let o = origin_of(r);
+        let o = origins.of(r);
         RuleMet {
             behavior: r.behavior.as_str(),
             rule: r.text.clone(),
@@ -191,54 +137,7 @@ pub(super) fn explain(
         });
 
     // A shell command's parts, each with the rules it meets.
-    let parsed = match (tool, input.get("command").and_then(Value::as_str)) {
-        ("Bash", Some(command)) => Some(parse_command_in(
-            command,
-            &ShellContext::new(cwd, home, None),
-        )),
-        _ => None,
-    };
-    let not_itemized = parsed
-        .as_ref()
-        .map_or(0, |p| p.parts.len().saturating_sub(MAX_PARTS));
-    let parts: Vec<ShellPart> = match &parsed {
-        Some(parsed) => {
-            // Each part is judged against every rule alone: a command of thousands of
-            // parts is itemized for its first MAX_PARTS only.
-            parsed
-                .parts
-                .iter()
-                .take(MAX_PARTS)
-                .map(|p| {
-                    let part_input = json!({"command": p.raw});
-                    let part = Question {
-                        tool: "Bash",
-                        input: &part_input,
-                    };
-                    // An uncertain part is never let through by a rule: no allow
-                    // rule is listed for it.
-                    let meets = explainer
-                        .explain(&part, &facts)
-                        .met
-                        .iter()
-                        .filter(|m| m.behavior() != Behavior::Allow || !p.uncertain)
-                        .map(|m| PartMeets {
-                            behavior: m.behavior().as_str(),
-                            rule: m.rule.text.clone(),
-                            uncertain: m.uncertain,
-                        })
-                        .collect();
-                    ShellPart {
-                        part: p.raw.clone(),
-                        uncertain: p.uncertain || p.runs_anything,
-                        read_only: p.read_only,
-                        meets,
-                    }
-                })
-                .collect()
-        }
-        None => Vec::new(),
-    };
+    let (parts, not_itemized) = shell_parts(tool, input, (cwd, home), &explainer, &facts);
 
     let (hooks, _) = ClassicHooks::from_sources(&refs);
     let classic = hooks
@@ -302,4 +201,149 @@ pub(super) fn explain(
         problems,
         policy_unreadable: policy_read.is_err(),
     }
+}
+
+/// Where each rule is written: the managed policy's own origins (file, line, pointer;
+/// a drop-in where it comes from one), and each settings file's positions.
+struct Origins<'a> {
+    positions: HashMap<SettingsSource, HashMap<String, policy::json::Position>>,
+    policy_read: &'a Result<Policy, PolicyError>,
+    reads: &'a [SourceRead; 4],
+    managed: &'a Path,
+}
+
+impl<'a> Origins<'a> {
+    /// The origins of `rules`, from the files read.
+    fn new(
+        rules: &RuleSet,
+        reads: &'a [SourceRead; 4],
+        policy_read: &'a Result<Policy, PolicyError>,
+        managed: &'a Path,
+    ) -> Self {
+        let mut pointers: HashMap<SettingsSource, Vec<String>> = HashMap::new();
+        for r in rules.rules() {
+            pointers.entry(r.source).or_default().push(format!(
+                "/permissions/{}/{}",
+                r.behavior.as_str(),
+                r.index
+            ));
+        }
+        let positions: HashMap<SettingsSource, HashMap<String, policy::json::Position>> = reads
+            .iter()
+            .filter_map(|r| {
+                let doc = r.doc.as_ref()?;
+                let wanted: Vec<&str> = pointers
+                    .get(&r.source)
+                    .map(|v| v.iter().map(String::as_str).collect())
+                    .unwrap_or_default();
+                Some((r.source, doc.positions_of(&wanted)))
+            })
+            .collect();
+        Origins {
+            positions,
+            policy_read,
+            reads,
+            managed,
+        }
+    }
+
+    /// Where `r` is written.
+    fn of(&self, r: &permissions::Rule) -> Origin {
+        if r.source == SettingsSource::Policy {
+            if let Ok(p) = self.policy_read {
+                if let Some(o) = p
+                    .rule_origins
+                    .get(&(r.behavior.as_str().to_owned(), r.text.clone()))
+                {
+                    return Origin {
+                        file: o.file.display().to_string(),
+                        line: o.line,
+                        pointer: o.pointer.clone(),
+                    };
+                }
+            }
+            return Origin {
+                file: self.managed.display().to_string(),
+                line: None,
+                pointer: format!("/permissions/{}/{}", r.behavior.as_str(), r.index),
+            };
+        }
+        let pointer = format!("/permissions/{}/{}", r.behavior.as_str(), r.index);
+        let file = self
+            .reads
+            .iter()
+            .find(|x| x.source == r.source)
+            .map(|x| x.path.display().to_string())
+            .unwrap_or_default();
+        let line = self
+            .positions
+            .get(&r.source)
+            .and_then(|p| p.get(&pointer))
+            .map(|p| p.line);
+        Origin {
+            file,
+            line,
+            pointer,
+        }
+    }
+}
+
+/// A shell command's first [`MAX_PARTS`] parts, each with the rules it meets, and how
+/// many more parts are not itemized; nothing for a call that is not `Bash`.
+fn shell_parts(
+    tool: &str,
+    input: &Value,
+    (cwd, home): (&Path, &Path),
+    explainer: &Explainer<'_>,
+    facts: &SessionFacts,
+) -> (Vec<ShellPart>, usize) {
+    let parsed = match (tool, input.get("command").and_then(Value::as_str)) {
+        ("Bash", Some(command)) => Some(parse_command_in(
+            command,
+            &ShellContext::new(cwd, home, None),
+        )),
+        _ => None,
+    };
+    let not_itemized = parsed
+        .as_ref()
+        .map_or(0, |p| p.parts.len().saturating_sub(MAX_PARTS));
+    let parts = match &parsed {
+        Some(parsed) => {
+            // Each part is judged against every rule alone: a command of thousands of
+            // parts is itemized for its first MAX_PARTS only.
+            parsed
+                .parts
+                .iter()
+                .take(MAX_PARTS)
+                .map(|p| {
+                    let part_input = json!({"command": p.raw});
+                    let part = Question {
+                        tool: "Bash",
+                        input: &part_input,
+                    };
+                    // An uncertain part is never let through by a rule: no allow
+                    // rule is listed for it.
+                    let meets = explainer
+                        .explain(&part, facts)
+                        .met
+                        .iter()
+                        .filter(|m| m.behavior() != Behavior::Allow || !p.uncertain)
+                        .map(|m| PartMeets {
+                            behavior: m.behavior().as_str(),
+                            rule: m.rule.text.clone(),
+                            uncertain: m.uncertain,
+                        })
+                        .collect();
+                    ShellPart {
+                        part: p.raw.clone(),
+                        uncertain: p.uncertain || p.runs_anything,
+                        read_only: p.read_only,
+                        meets,
+                    }
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    (parts, not_itemized)
 }
