@@ -139,6 +139,16 @@ fn settings_of((deny, ask, allow): &Lists) -> Value {
     json!({"permissions": {"deny": deny, "ask": ask, "allow": allow}})
 }
 
+/// The user, project and policy settings of three rule lists; the policy with
+/// `allowManagedPermissionRulesOnly` when `managed_only`.
+fn three_sources([user, project, policy]: [&Lists; 3], managed_only: bool) -> [Value; 3] {
+    let mut po = settings_of(policy);
+    if managed_only {
+        po["allowManagedPermissionRulesOnly"] = json!(true);
+    }
+    [settings_of(user), settings_of(project), po]
+}
+
 fn real(
     sources: &[(SettingsSource, &Value)],
     tool: &str,
@@ -163,12 +173,7 @@ proptest! {
         (tool, input) in ref_question(),
         mode in arb_mode(),
     ) {
-        let u = settings_of(&user);
-        let p = settings_of(&project);
-        let mut po = settings_of(&pol);
-        if managed_only {
-            po["allowManagedPermissionRulesOnly"] = json!(true);
-        }
+        let [u, p, po] = three_sources([&user, &project, &pol], managed_only);
         let sources = [
             (SettingsSource::User, &u),
             (SettingsSource::Project, &p),
@@ -286,12 +291,7 @@ proptest! {
         (tool, input) in ref_question(),
         mode in arb_mode(),
     ) {
-        let u = settings_of(&user);
-        let p = settings_of(&project);
-        let mut po = settings_of(&pol);
-        if managed_only {
-            po["allowManagedPermissionRulesOnly"] = json!(true);
-        }
+        let [u, p, po] = three_sources([&user, &project, &pol], managed_only);
         let sources = [
             (SettingsSource::User, &u),
             (SettingsSource::Project, &p),
