@@ -1,4 +1,4 @@
-//! Stable drivers of the fuzz target bodies (issue 4, "Fuzzing"): CI has no
+//! Stable drivers of the fuzz target bodies: CI has no
 //! nightly toolchain, so each body also runs here, from `cargo test`, over a
 //! bounded number of inputs:
 //!

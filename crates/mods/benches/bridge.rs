@@ -39,7 +39,7 @@ fn main() {
         "idle mod, as QuickJS counts it (memory_used_size): {} KiB",
         total / n / 1024
     );
-    // Issue #13 target: 50 idle mods, each in a worker of its own, ≤ 100 MiB resident.
+    // Target: 50 idle mods, each in a worker of its own, ≤ 100 MiB resident.
     let before = resident_kib();
     let idle: Vec<_> = (0..50).map(|_| plugin.activate(&info).unwrap()).collect();
     let after = resident_kib();

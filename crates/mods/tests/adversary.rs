@@ -1350,7 +1350,7 @@ fn the_caught_hook_cannot_be_replaced_or_shadowed() {
 /// FINDING: SPEC §6's trace entry holds `received`; `translate::trace_to_mod` leaves
 /// it out.
 #[test]
-#[ignore = "the engine's trace does not record what each link received yet (SPEC §6 table `received`): noted in issue #12's closing note"]
+#[ignore = "the engine's trace does not record what each link received yet (SPEC §6 table `received`)"]
 fn trace_entries_hold_received() {
     let a = within(20, || {
         let (engine, _) = engine();

@@ -717,7 +717,7 @@ impl Salvager<'_> {
 
     /// A managed hook's command that uses `${CLAUDE_PLUGIN_ROOT}`, which managed settings
     /// never define (only a plugin's own hooks have a plugin root): the command runs
-    /// with it empty, so the hook likely does nothing, or something else (issue 8).
+    /// with it empty, so the hook likely does nothing, or something else.
     fn warn_plugin_root(&mut self, hook: &Value, at: &str) {
         let Some(command) = hook.get("command").and_then(Value::as_str) else {
             return;

@@ -455,7 +455,7 @@ fn deeply_nested_input_fails_cleanly_instead_of_overflowing() {
     assert!(matches!(result, Err(PolicyError::Json { .. })));
 }
 
-// ---------------------------------------------------------------- hostile files (issue 8)
+// ---------------------------------------------------------------- hostile files
 
 fn explicit(dir: &Path) -> ManagedLocation {
     ManagedLocation::Explicit(dir.to_path_buf())

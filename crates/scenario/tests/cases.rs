@@ -25,7 +25,7 @@ fn shared_cases_held_verdict() {
     run_dir("../shared/cases/held-verdict");
 }
 
-/// Issue #3: the permission core's own cases (classic hooks, the tool-use flow, modes;
+/// The permission core's own cases (classic hooks, the tool-use flow, modes;
 /// the rule-language files depend on the rule core).
 #[test]
 fn shared_cases_permissions() {

@@ -1,4 +1,4 @@
-//! Issue 4, property 3: the fold of SPEC §3.4.1 — idempotent; blind to ASCII letter case
+//! The fold of SPEC §3.4.1 — idempotent; blind to ASCII letter case
 //! and to the choice and number of separators; only `[a-z0-9_]` comes out.
 //!
 //! Case counts: `PROPTEST_CASES` (default 10 000).

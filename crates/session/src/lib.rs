@@ -511,7 +511,7 @@ impl Session {
             self.core
                 .engine_line(fnhooks::Channel::Debug, line.as_str().to_owned());
             if matches!(p.info.tier, Tier::Prepend | Tier::Append) {
-                // Issue #14, SPEC §1.8: the organization's module is policy; one that
+                // SPEC §1.8: the organization's module is policy; one that
                 // could not be loaded does not drop out. Its `tool.check` link stands,
                 // failing at once, so every call it would have checked is the unchecked
                 // deny that names it.

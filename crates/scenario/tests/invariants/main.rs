@@ -1,5 +1,5 @@
 //! SPEC §5 (what the security default must never allow), as properties over generated
-//! sessions (issue 4, "Properties" items 1, 2 and 7).
+//! sessions.
 //!
 //! A generated case is a whole session: a managed folder (deny/ask/allow rules from a
 //! small pool, `env`, `processWrapper`, the plugin's two options, managed MCP servers,
@@ -23,7 +23,7 @@
 //! fold (§3.4.1), the reserved scopes and the exemption (§3.4), the pinned variables
 //! (§3.8), seating and the options (§2.3), what is held (§3.1–§3.8).
 //!
-//! Case counts: `PROPTEST_CASES` (default 10 000, issue 4). A failure prints the
+//! Case counts: `PROPTEST_CASES` (default 10 000). A failure prints the
 //! scenario file (SCENARIOS.md format) that reproduces it; `PROPTEST_RNG_SEED` replays
 //! a run.
 
@@ -59,7 +59,7 @@ use world::*;
 // ---------------------------------------------------------------------------------
 // Configuration
 
-/// Cases per property: `PROPTEST_CASES`, default 10 000 (issue 4).
+/// Cases per property: `PROPTEST_CASES`, default 10 000.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -168,7 +168,7 @@ proptest! {
         run(check_nothing_else(&r, &world(&r, Twin::Main), &world(&r, Twin::Unseated), &world(&r, Twin::PastUsers)))?;
     }
 
-    /// Issue 4 item 7: unseated vs seated differ only on events SPEC §3 holds — over
+    /// Unseated vs seated differ only on events SPEC §3 holds — over
     /// sessions where nothing keeps a person's plugins out (readable policy, mods-only
     /// off), so that every step stays comparable.
     #[test]
@@ -180,7 +180,7 @@ proptest! {
         run(check_nothing_else(&r, &world(&r, Twin::Main), &world(&r, Twin::Unseated), &world(&r, Twin::PastUsers)))?;
     }
 
-    /// Issue 4 item 2: the same session gives byte-identical answers and trace JSON
+    /// The same session gives byte-identical answers and trace JSON
     /// every run, and on any thread count.
     #[test]
     fn determinism(c in any_case()) {
