@@ -184,17 +184,7 @@ fn run_audit(machine: &MachineInputs, json: bool) -> u8 {
             } else {
                 EXIT_FAILED
             };
-            let text = if json {
-                let mut t = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-                t.push('\n');
-                t
-            } else {
-                report.render()
-            };
-            match out::print(&text) {
-                Ok(()) => code,
-                Err(e) => out::after_write_error(&e, code, "audit"),
-            }
+            out::report("audit", json, &report.to_json(), || report.render(), code)
         }
         Err(e) => out::fail("audit", &e.to_command_error(source), json),
     }
@@ -204,20 +194,13 @@ fn run_audit(machine: &MachineInputs, json: bool) -> u8 {
 /// a call that cannot be read, 3 for a policy that cannot be read.
 fn run_check(request: &check::CheckRequest, json: bool) -> u8 {
     match check::check(request) {
-        Ok(report) => {
-            let code = report.exit_code();
-            let text = if json {
-                let mut t = serde_json::to_string_pretty(&report).unwrap_or_default();
-                t.push('\n');
-                t
-            } else {
-                report.render()
-            };
-            match out::print(&text) {
-                Ok(()) => code,
-                Err(e) => out::after_write_error(&e, code, "check"),
-            }
-        }
+        Ok(report) => out::report(
+            "check",
+            json,
+            &report,
+            || report.render(),
+            report.exit_code(),
+        ),
         Err(e) => out::fail("check", &e, json),
     }
 }

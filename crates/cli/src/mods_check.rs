@@ -92,15 +92,5 @@ pub(crate) fn run(dir: &Path, source: Option<PolicySource>, json: bool) -> u8 {
             }
         }
     }
-    let text = if json {
-        let mut t = serde_json::to_string_pretty(&Value::Object(report)).unwrap_or_default();
-        t.push('\n');
-        t
-    } else {
-        text
-    };
-    match out::print(&text) {
-        Ok(()) => code,
-        Err(e) => out::after_write_error(&e, code, "mods check"),
-    }
+    out::report("mods check", json, &report, || text, code)
 }

@@ -22,6 +22,29 @@ pub(crate) fn after_write_error(e: &io::Error, code: u8, command: &str) -> u8 {
     }
 }
 
+/// Prints a command's report on standard output: `value` as pretty JSON with `json`,
+/// else the words `render` gives. Returns `code`, or what [`after_write_error`] makes
+/// of a write that failed.
+pub(crate) fn report<T: serde::Serialize + ?Sized>(
+    command: &str,
+    json: bool,
+    value: &T,
+    render: impl FnOnce() -> String,
+    code: u8,
+) -> u8 {
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(value).unwrap_or_default();
+        t.push('\n');
+        t
+    } else {
+        render()
+    };
+    match print(&text) {
+        Ok(()) => code,
+        Err(e) => after_write_error(&e, code, command),
+    }
+}
+
 /// Writes `text` to standard output and flushes it.
 ///
 /// # Errors

@@ -53,17 +53,7 @@ pub(crate) fn run(source: &PolicySource, json: bool) -> u8 {
                 view.folder = "(the example embedded in this binary)".to_owned();
                 view.source.folder = None;
             }
-            let text = if json {
-                let mut t = serde_json::to_string_pretty(&view).unwrap_or_default();
-                t.push('\n');
-                t
-            } else {
-                render(&view)
-            };
-            match out::print(&text) {
-                Ok(()) => EXIT_OK,
-                Err(e) => out::after_write_error(&e, EXIT_OK, "policy show"),
-            }
+            out::report("policy show", json, &view, || render(&view), EXIT_OK)
         }
         Err(e) => {
             let err = CommandError::from_policy(&e);

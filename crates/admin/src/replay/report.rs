@@ -79,6 +79,11 @@ fn counts(t: &Tally) -> Counts {
     }
 }
 
+/// Calls by tool, by decision.
+fn counts_by_tool(tools: &BTreeMap<String, Tally>) -> BTreeMap<String, Counts> {
+    tools.iter().map(|(t, c)| (t.clone(), counts(c))).collect()
+}
+
 /// One session's rows.
 #[derive(Debug, Default)]
 struct SessionRow {
@@ -530,11 +535,7 @@ impl Report {
                 mode: r.mode.clone(),
                 calls: r.calls,
                 by_decision: counts(&r.tally),
-                by_tool: r
-                    .tools
-                    .iter()
-                    .map(|(t, c)| (t.clone(), counts(c)))
-                    .collect(),
+                by_tool: counts_by_tool(&r.tools),
             })
             .collect();
         let denies_and_asks = self
@@ -580,11 +581,7 @@ impl Report {
             sessions,
             calls: self.calls,
             by_decision: counts(&self.tally),
-            by_tool: self
-                .tools
-                .iter()
-                .map(|(t, c)| (t.clone(), counts(c)))
-                .collect(),
+            by_tool: counts_by_tool(&self.tools),
             denies_and_asks,
             transcript_vs_now: self
                 .seen_vs_now

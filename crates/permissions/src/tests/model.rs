@@ -139,9 +139,20 @@ fn settings_of((deny, ask, allow): &Lists) -> Value {
     json!({"permissions": {"deny": deny, "ask": ask, "allow": allow}})
 }
 
+/// A machine and a call for the model properties: user, project and policy rule lists,
+/// whether only managed rules count, the call, the mode.
+fn ref_machine() -> impl Strategy<Value = ([Lists; 3], bool, (String, Value), Mode)> {
+    (
+        [ref_lists(), ref_lists(), ref_lists()],
+        proptest::bool::weighted(0.1),
+        ref_question(),
+        arb_mode(),
+    )
+}
+
 /// The user, project and policy settings of three rule lists; the policy with
 /// `allowManagedPermissionRulesOnly` when `managed_only`.
-fn three_sources([user, project, policy]: [&Lists; 3], managed_only: bool) -> [Value; 3] {
+fn three_sources([user, project, policy]: &[Lists; 3], managed_only: bool) -> [Value; 3] {
     let mut po = settings_of(policy);
     if managed_only {
         po["allowManagedPermissionRulesOnly"] = json!(true);
@@ -166,14 +177,9 @@ proptest! {
     /// naming the same rule.
     #[test]
     fn decide_agrees_with_the_reference_model(
-        user in ref_lists(),
-        project in ref_lists(),
-        pol in ref_lists(),
-        managed_only in proptest::bool::weighted(0.1),
-        (tool, input) in ref_question(),
-        mode in arb_mode(),
+        (lists, managed_only, (tool, input), mode) in ref_machine(),
     ) {
-        let [u, p, po] = three_sources([&user, &project, &pol], managed_only);
+        let [u, p, po] = three_sources(&lists, managed_only);
         let sources = [
             (SettingsSource::User, &u),
             (SettingsSource::Project, &p),
@@ -284,14 +290,9 @@ proptest! {
     /// kept), decides the call by it, with the same `uncertain`.
     #[test]
     fn explain_meets_what_each_rule_alone_decides_in_the_reference_model(
-        user in ref_lists(),
-        project in ref_lists(),
-        pol in ref_lists(),
-        managed_only in proptest::bool::weighted(0.1),
-        (tool, input) in ref_question(),
-        mode in arb_mode(),
+        (lists, managed_only, (tool, input), mode) in ref_machine(),
     ) {
-        let [u, p, po] = three_sources([&user, &project, &pol], managed_only);
+        let [u, p, po] = three_sources(&lists, managed_only);
         let sources = [
             (SettingsSource::User, &u),
             (SettingsSource::Project, &p),
