@@ -225,7 +225,8 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
     let call = parse_call(&args.call);
     let reads = read_sources(args, &folders);
     let managed = &folders.managed;
-    let policy_read = if managed.exists() {
+    let present = managed.exists();
+    let policy_read = if present {
         policy::read_policy(&ManagedLocation::Explicit(managed.clone()))
     } else {
         Ok(Policy::empty())
@@ -243,14 +244,12 @@ pub fn check(args: &CheckRequest) -> Result<CheckReport, Box<CommandError>> {
         flag,
     };
     // The session reads an empty folder where the platform folder does not exist.
-    let empty = crate::source::TempFolder::empty().ok();
-    let folder = if managed.exists() {
-        managed.clone()
-    } else {
-        empty
-            .as_ref()
-            .map_or_else(|| managed.clone(), |t| t.path().to_path_buf())
-    };
+    let empty = (!present)
+        .then(crate::source::TempFolder::empty)
+        .and_then(Result::ok);
+    let folder = empty
+        .as_ref()
+        .map_or_else(|| managed.clone(), |t| t.path().to_path_buf());
     let (cwd, home) = (&folders.cwd, &folders.home);
     let config = |seated: bool| SessionConfig {
         settings: settings.clone(),

@@ -7,6 +7,7 @@
 //! guess can never make an attack pass; at worst the rule is listed as not exercised.
 
 use crate::text::hidden_char;
+use permissions::rule::PATH_TOOLS;
 use serde_json::{json, Value};
 
 /// The working directory of every audit session (the scenario format's default).
@@ -46,19 +47,6 @@ impl Call {
         json!({ "tool": self.tool, "input": self.input })
     }
 }
-
-/// The tools whose specifier is a path (SPEC §4 "Rule syntax").
-const PATH_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Glob",
-    "Grep",
-    "LS",
-];
 
 /// Splits `Tool(specifier)` into its tool position and specifier; `Tool` alone has
 /// none. Text that is not of that shape is taken as a bare tool name.

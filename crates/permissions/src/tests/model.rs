@@ -150,14 +150,21 @@ fn ref_machine() -> impl Strategy<Value = ([Lists; 3], bool, (String, Value), Mo
     )
 }
 
-/// The user, project and policy settings of three rule lists; the policy with
-/// `allowManagedPermissionRulesOnly` when `managed_only`.
-fn three_sources([user, project, policy]: &[Lists; 3], managed_only: bool) -> [Value; 3] {
+/// The user, project and policy settings of three rule lists, each with its source;
+/// the policy with `allowManagedPermissionRulesOnly` when `managed_only`.
+fn three_sources(
+    [user, project, policy]: &[Lists; 3],
+    managed_only: bool,
+) -> [(SettingsSource, Value); 3] {
     let mut po = settings_of(policy);
     if managed_only {
         po["allowManagedPermissionRulesOnly"] = json!(true);
     }
-    [settings_of(user), settings_of(project), po]
+    [
+        (SettingsSource::User, settings_of(user)),
+        (SettingsSource::Project, settings_of(project)),
+        (SettingsSource::Policy, po),
+    ]
 }
 
 fn real(
@@ -179,12 +186,8 @@ proptest! {
     fn decide_agrees_with_the_reference_model(
         (lists, managed_only, (tool, input), mode) in ref_machine(),
     ) {
-        let [u, p, po] = three_sources(&lists, managed_only);
-        let sources = [
-            (SettingsSource::User, &u),
-            (SettingsSource::Project, &p),
-            (SettingsSource::Policy, &po),
-        ];
+        let owned = three_sources(&lists, managed_only);
+        let sources = owned.each_ref().map(|(s, v)| (*s, v));
         let f = facts_in(mode);
         let v = real(&sources, &tool, &input, &f);
         let (decision, rule) = crate::reference::reference_decide(&sources, &tool, &input, &f);
@@ -292,12 +295,8 @@ proptest! {
     fn explain_meets_what_each_rule_alone_decides_in_the_reference_model(
         (lists, managed_only, (tool, input), mode) in ref_machine(),
     ) {
-        let [u, p, po] = three_sources(&lists, managed_only);
-        let sources = [
-            (SettingsSource::User, &u),
-            (SettingsSource::Project, &p),
-            (SettingsSource::Policy, &po),
-        ];
+        let owned = three_sources(&lists, managed_only);
+        let sources = owned.each_ref().map(|(s, v)| (*s, v));
         let f = facts_in(mode);
         let (rules, _) = RuleSet::from_sources(&sources);
         let q = Question { tool: &tool, input: &input };
